@@ -1,0 +1,5 @@
+import sys
+
+from deid.cli import main
+
+sys.exit(main())

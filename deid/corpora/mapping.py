@@ -1,0 +1,95 @@
+"""The one table mapping each corpus' labels onto the project's label set.
+
+``None`` means the corpus label is not PHI for this project and is dropped on reading:
+- MEDDOCAN ``SEXO_SUJETO_ASISTENCIA`` (sex is not an identifier under HIPAA Safe Harbor or the
+  2023 paper's label set; substituting it would corrupt clinical meaning);
+- ECHR ``QUANTITY``, ``CURRENCY``, ``TIME``, ``NATIONALITY``, ``ETHNIC_CATEGORY`` (legal-text
+  categories that are not PHI of a clinical note).
+"""
+
+from __future__ import annotations
+
+from deid.labels import Label
+
+MEDDOCAN: dict[str, Label | None] = {
+    "NOMBRE_SUJETO_ASISTENCIA": Label.PATIENT,
+    "NOMBRE_PERSONAL_SANITARIO": Label.STAFF,
+    "FAMILIARES_SUJETO_ASISTENCIA": Label.RELATIVE,
+    "FECHAS": Label.DATE,
+    "EDAD_SUJETO_ASISTENCIA": Label.AGE,
+    "SEXO_SUJETO_ASISTENCIA": None,
+    "TERRITORIO": Label.LOCATION,
+    "CALLE": Label.STREET,
+    "PAIS": Label.COUNTRY,
+    "HOSPITAL": Label.HOSPITAL,
+    "CENTRO_SALUD": Label.HOSPITAL,
+    "INSTITUCION": Label.ORG,
+    "NUMERO_TELEFONO": Label.PHONE,
+    "NUMERO_FAX": Label.FAX,
+    "CORREO_ELECTRONICO": Label.EMAIL,
+    "URL_WEB": Label.URL,
+    "DIREC_PROT_INTERNET": Label.IP,
+    "ID_SUJETO_ASISTENCIA": Label.ID_PATIENT,
+    "ID_CONTACTO_ASISTENCIAL": Label.ID_VISIT,
+    "ID_ASEGURAMIENTO": Label.ID_SSN,
+    "ID_TITULACION_PERSONAL_SANITARIO": Label.ID_STAFF,
+    "ID_EMPLEO_PERSONAL_SANITARIO": Label.ID_STAFF,
+    "IDENTIF_VEHICULOS_NRSERIE_PROD": Label.ID,
+    "IDENTIF_DISPOSITIVOS_NRSERIE": Label.ID,
+    "NUMERO_BENEF_PLAN_SALUD": Label.ID_SSN,
+    "OTRO_NUMERO_IDENTIF": Label.ID,
+    "PROFESION": Label.PROFESSION,
+    "OTROS_SUJETO_ASISTENCIA": Label.OTHER,
+}
+
+# eds-pseudo annotates first and last names as separate spans (PRENOM, NOM); the reader joins a
+# PRENOM and a NOM separated only by spaces into one PERSON span, the convention of the other
+# corpora and of substitution (a full name is one mention).
+EDS_PSEUDO: dict[str, Label | None] = {
+    "NOM": Label.PERSON,
+    "PRENOM": Label.PERSON,
+    "DATE": Label.DATE,
+    "DATE_NAISSANCE": Label.BIRTH_DATE,
+    "ADRESSE": Label.STREET,
+    "ADDRESSE": Label.STREET,  # one typo in templates.txt
+    "ZIP": Label.POSTCODE,
+    "VILLE": Label.CITY,
+    "TEL": Label.PHONE,
+    "MAIL": Label.EMAIL,
+    "HOPITAL": Label.HOSPITAL,
+    "IPP": Label.ID_PATIENT,
+    "NDA": Label.ID_VISIT,
+    "SECU": Label.ID_SSN,
+}
+
+ECHR: dict[str, Label | None] = {
+    "PER": Label.PERSON,
+    "LEGAL_PROFESSIONAL": Label.PERSON,
+    "DATE": Label.DATE,
+    "DATETIME": Label.DATE,
+    "LOC": Label.LOCATION,
+    "ORG": Label.ORG,
+    "CODE": Label.ID,
+    "QUANTITY": None,
+    "CURRENCY": None,
+    "TIME": None,
+    "NATIONALITY": None,
+    "ETHNIC_CATEGORY": None,
+}
+
+TABLES: dict[str, dict[str, Label | None]] = {
+    "meddocan": MEDDOCAN,
+    "eds-pseudo": EDS_PSEUDO,
+    "echr": ECHR,
+}
+
+
+class UnknownCorpusLabel(ValueError):
+    """A corpus label that the mapping table does not know: fail loudly, never drop silently."""
+
+
+def map_label(corpus: str, label: str) -> Label | None:
+    table = TABLES[corpus]
+    if label not in table:
+        raise UnknownCorpusLabel(f"label {label!r} of corpus {corpus!r} is not in the mapping table")
+    return table[label]

@@ -1,0 +1,223 @@
+"""Corpus readers onto ``Document`` with gold spans in the project's label set."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from deid.corpora.mapping import UnknownCorpusLabel, map_label
+from deid.labels import Label
+from deid.spans import Document, Span
+
+
+class CorpusFormatError(ValueError):
+    """The input is not a corpus in the format it claims (or any known format)."""
+
+
+def read_brat_dir(path: Path, language: str = "es", corpus: str = "meddocan") -> list[Document]:
+    """BRAT standoff: ``NAME.txt`` + ``NAME.ann`` pairs (``T1<TAB>LABEL start end<TAB>surface``)."""
+    root = path / "brat" if (path / "brat").is_dir() else path
+    txts = sorted(root.glob("*.txt"))
+    if not txts:
+        raise CorpusFormatError(f"{path}: no BRAT .txt files found")
+    docs: list[Document] = []
+    for txt in txts:
+        ann = txt.with_suffix(".ann")
+        text = txt.read_text(encoding="utf-8")
+        spans: list[Span] = []
+        if ann.exists():
+            for lineno, line in enumerate(ann.read_text(encoding="utf-8").splitlines(), 1):
+                if not line.startswith("T"):
+                    continue  # relations, notes, attributes carry no span
+                parts = line.split("\t")
+                fields = parts[1].split() if len(parts) >= 2 else []
+                if len(fields) < 3 or ";" in parts[1]:
+                    if ";" in (parts[1] if len(parts) >= 2 else ""):
+                        continue  # discontinuous span: not used by these corpora's PHI
+                    raise CorpusFormatError(f"{ann}:{lineno}: malformed BRAT entity line")
+                try:
+                    start, end = int(fields[1]), int(fields[2])
+                except ValueError as exc:
+                    raise CorpusFormatError(f"{ann}:{lineno}: non-integer offsets") from exc
+                if not 0 <= start < end <= len(text):
+                    raise CorpusFormatError(f"{ann}:{lineno}: offsets outside the text")
+                label = _map(corpus, fields[0], ann, lineno)
+                if label is not None:
+                    spans.append(Span(start, end, label))
+        docs.append(Document(txt.stem, text, language, tuple(sorted(spans))))
+    return docs
+
+
+def read_eds_jsonl(path: Path, language: str = "fr") -> list[Document]:
+    """eds-pseudo jsonl: ``{"note_id", "note_text", "entities": [{"start","end","label"}]}``."""
+    docs: list[Document] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                text = rec["note_text"]
+                ents = rec.get("entities", [])
+                raw = [(int(e["start"]), int(e["end"]), str(e["label"])) for e in ents]
+                doc_id = str(rec.get("note_id", f"{path.stem}-{lineno}"))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise CorpusFormatError(f"{path}:{lineno}: not an eds-pseudo record") from exc
+            for start, end, _ in raw:
+                if not 0 <= start < end <= len(text):
+                    raise CorpusFormatError(f"{path}:{lineno}: offsets outside the text")
+            docs.append(Document(doc_id, text, language, _eds_spans(text, raw, path, lineno)))
+    if not docs:
+        raise CorpusFormatError(f"{path}: empty corpus file")
+    return docs
+
+
+_TEMPLATE_MARK = re.compile(r"\[([^\[\]]+?)\]\(([A-Z_]+)\)")
+
+
+def read_eds_templates(path: Path, language: str = "fr") -> list[Document]:
+    """eds-pseudo ``templates.txt``: blocks separated by blank lines, ``[TEXT](LABEL)`` markup."""
+    content = path.read_text(encoding="utf-8")
+    docs: list[Document] = []
+    for n, block in enumerate(re.split(r"\n\s*\n", content)):
+        if not block.strip():
+            continue
+        out: list[str] = []
+        raw: list[tuple[int, int, str]] = []
+        pos = 0
+        length = 0
+        for m in _TEMPLATE_MARK.finditer(block):
+            out.append(block[pos : m.start()])
+            length += m.start() - pos
+            surface = m.group(1)
+            raw.append((length, length + len(surface), m.group(2)))
+            out.append(surface)
+            length += len(surface)
+            pos = m.end()
+        out.append(block[pos:])
+        text = "".join(out)
+        docs.append(Document(f"template-{n}", text, language, _eds_spans(text, raw, path, 0)))
+    return docs
+
+
+def read_echr_tsv(path: Path, language: str | None = None) -> list[Document]:
+    """ECHR CoNLL-style file: ``token TAG`` per line, blank line between sentences.
+
+    Each sentence becomes one document whose text is its tokens joined by single spaces.
+    """
+    lang = language or path.name[:2].lower()
+    docs: list[Document] = []
+    tokens: list[tuple[str, str]] = []
+
+    def flush() -> None:
+        if not tokens:
+            return
+        text_parts: list[str] = []
+        spans: list[Span] = []
+        offset = 0
+        cur: tuple[int, int, str] | None = None
+        for tok, tag in tokens:
+            start = offset
+            end = start + len(tok)
+            text_parts.append(tok)
+            offset = end + 1
+            if tag == "O" or tag.startswith("B-") or (cur is not None and tag[2:] != cur[2]):
+                if cur is not None:
+                    spans.extend(_echr_span(cur, path))
+                    cur = None
+            if tag != "O":
+                cur = (start, end, tag[2:]) if cur is None else (cur[0], end, cur[2])
+        if cur is not None:
+            spans.extend(_echr_span(cur, path))
+        docs.append(Document(f"{path.stem}-{len(docs)}", " ".join(text_parts), lang, tuple(spans)))
+        tokens.clear()
+
+    with path.open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            line = raw.rstrip("\r\n")
+            if not line.strip():
+                flush()
+                continue
+            tok, _, tag = line.rpartition(" ")
+            if not tok or not (tag == "O" or re.fullmatch(r"[BI]-[A-Z_]+", tag)):
+                raise CorpusFormatError(f"{path}:{lineno}: expected 'token TAG' (BIO)")
+            tokens.append((tok, tag))
+    flush()
+    if not docs:
+        raise CorpusFormatError(f"{path}: empty corpus file")
+    return docs
+
+
+def detect_format(path: Path) -> str:
+    """Guess the format of ``path``: ``brat``, ``eds-jsonl``, ``eds-templates`` or ``echr-tsv``."""
+    if not path.exists():
+        raise CorpusFormatError(f"{path}: no such file or directory")
+    if path.is_dir():
+        root = path / "brat" if (path / "brat").is_dir() else path
+        if any(root.glob("*.ann")):
+            return "brat"
+        raise CorpusFormatError(f"{path}: directory holds no BRAT .ann files")
+    if path.suffix == ".jsonl":
+        return "eds-jsonl"
+    if path.suffix == ".tsv":
+        return "echr-tsv"
+    if path.suffix == ".txt" and _TEMPLATE_MARK.search(path.read_text(encoding="utf-8")[:20000]):
+        return "eds-templates"
+    raise CorpusFormatError(f"{path}: unknown corpus format (expected BRAT dir, .jsonl or .tsv)")
+
+
+def read_corpus(path: Path, fmt: str | None = None, language: str | None = None) -> list[Document]:
+    """Read any supported corpus; ``fmt`` defaults to ``detect_format(path)``."""
+    fmt = fmt or detect_format(path)
+    try:
+        if fmt == "brat":
+            return read_brat_dir(path, language or "es")
+        if fmt == "eds-jsonl":
+            return read_eds_jsonl(path, language or "fr")
+        if fmt == "eds-templates":
+            return read_eds_templates(path, language or "fr")
+        if fmt == "echr-tsv":
+            return read_echr_tsv(path, language)
+    except UnicodeDecodeError as exc:
+        raise CorpusFormatError(f"{path}: not UTF-8 text") from exc
+    raise CorpusFormatError(f"unknown corpus format {fmt!r}")
+
+
+def iter_mentions(doc: Document) -> Iterator[tuple[Span, str]]:
+    """Yield each gold span with its surface text (for training and inspection only)."""
+    for span in doc.spans:
+        yield span, doc.text[span.start : span.end]
+
+
+def _map(corpus: str, label: str, path: Path, lineno: int) -> Label | None:
+    try:
+        return map_label(corpus, label)
+    except UnknownCorpusLabel as exc:
+        raise CorpusFormatError(f"{path}:{lineno}: {exc}") from exc
+
+
+def _eds_spans(text: str, raw: list[tuple[int, int, str]], path: Path, lineno: int) -> tuple[Span, ...]:
+    """Map eds-pseudo entities; join PRENOM/NOM neighbours separated only by spaces."""
+    raw = sorted(raw)
+    merged: list[tuple[int, int, str]] = []
+    for start, end, lab in raw:
+        if merged:
+            pstart, pend, plab = merged[-1]
+            between = text[pend:start]
+            if {plab, lab} <= {"NOM", "PRENOM"} and pend <= start and between.strip() == "" and len(between) <= 2:
+                merged[-1] = (pstart, end, "NOM")
+                continue
+        merged.append((start, end, lab))
+    spans = []
+    for start, end, lab in merged:
+        label = _map("eds-pseudo", lab, path, lineno)
+        if label is not None:
+            spans.append(Span(start, end, label))
+    return tuple(spans)
+
+
+def _echr_span(cur: tuple[int, int, str], path: Path) -> list[Span]:
+    label = _map("echr", cur[2], path, 0)
+    return [] if label is None else [Span(cur[0], cur[1], label)]

@@ -1,0 +1,113 @@
+"""Python models of the event contracts in ``schemas/`` (a test checks the two do not drift).
+
+Encoding is orjson; ``encode``/``decode`` are the only way events cross a process boundary.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class RawNote(BaseModel):
+    """A clinical note as producers send it (topic ``raw-notes``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=256)
+    patient_id: str = Field(min_length=1, max_length=256)
+    document_id: str | None = Field(default=None, max_length=256)
+    note_type: str | None = Field(default=None, max_length=128)
+    language: Literal["fr", "es", "en"] = "fr"
+    document_date: date | None = None  # reference for durations; absent -> dates use placeholders
+    text: str
+    source: dict[str, Any] = Field(default_factory=dict)
+
+
+class SubstitutedSpan(BaseModel):
+    """Where a surrogate sits in the output text; never the original value."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    label: str
+    strategy: str
+
+
+class PrivacyAccount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    epsilon_spent: float = Field(ge=0)  # by this note (0 on a replay)
+    patient_epsilon_total: float = Field(ge=0)
+    patient_epsilon_cap: float = Field(ge=0)
+    exhausted: bool  # some values got the deterministic fallback because the cap was reached
+    fallback_count: int = Field(default=0, ge=0)
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    name: str
+    version: str
+
+
+class DeidNote(BaseModel):
+    """A de-identified note (topic ``deid-notes``), keyed by ``patient_pseudonym``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    event_id: str
+    patient_pseudonym: str
+    document_pseudonym: str | None = None
+    note_type: str | None = None
+    language: Literal["fr", "es", "en"]
+    text: str
+    spans: list[SubstitutedSpan]
+    privacy: PrivacyAccount
+    model: ModelInfo
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+DeadLetterReason = Literal[
+    "invalid_json",
+    "undecodable_bytes",
+    "schema_violation",
+    "missing_patient_id",
+    "text_too_large",
+    "unsupported_language",
+    "hl7_parse_error",
+    "processing_error",
+]
+
+
+class DeadLetter(BaseModel):
+    """A rejected input (topic ``deid-dlq``). Carries no payload text: the raw event may hold PHI;
+    operators find it by topic, partition and offset in the (access-controlled) input topic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    reason: DeadLetterReason
+    detail: str = Field(max_length=500)  # machine-made, PHI-free (e.g. the failing JSON path)
+    source_topic: str
+    partition: int = Field(ge=0)
+    offset: int = Field(ge=0)
+    event_id: str | None = None
+    received_at: str  # RFC 3339 UTC
+
+
+def encode(model: BaseModel) -> bytes:
+    return orjson.dumps(model.model_dump(mode="json", exclude_none=False))
+
+
+def decode_raw_note(payload: bytes) -> RawNote:
+    """Parse and validate; raises ``orjson.JSONDecodeError`` or ``pydantic.ValidationError``."""
+    return RawNote.model_validate(orjson.loads(payload))

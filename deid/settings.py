@@ -1,0 +1,116 @@
+"""The one settings object, read from the environment (prefix ``DEID_``, nested with ``__``).
+
+Defaults run the embedded setup on one machine. Examples:
+``DEID_KAFKA__BOOTSTRAP_SERVERS=kafka:9093``, ``DEID_REDIS__URL=rediss://:pw@redis:6380/0``,
+``DEID_HMAC_SECRET=...``, ``DEID_MODEL__DEVICE=cuda``, ``DEID_PRIVACY__EPSILON_PER_NOTE=1.0``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# A fixed development secret so the embedded default runs with no setup; production must set
+# DEID_HMAC_SECRET (the worker refuses to start with this value unless DEID_ALLOW_DEV_SECRET=1).
+DEV_HMAC_SECRET = "dev-only-secret-change-me-0123456789"
+
+
+class KafkaSettings(BaseModel):
+    bootstrap_servers: str = "127.0.0.1:9092"
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
+    sasl_username: str | None = None
+    sasl_password: SecretStr | None = None
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    consumer_group: str = "deid-worker"
+    topic_raw_notes: str = "raw-notes"
+    topic_raw_hl7: str = "raw-hl7"
+    topic_deid_notes: str = "deid-notes"
+    topic_deid_hl7: str = "deid-hl7"
+    topic_dead_letter: str = "deid-dlq"
+    publish_hl7: bool = False
+
+
+class RedisSettings(BaseModel):
+    # None selects the in-memory store (embedded default, one process only).
+    url: str | None = None
+    ssl_ca_certs: Path | None = None
+    socket_timeout_s: float = 2.0
+    max_retries: int = 5
+    retry_backoff_s: float = 0.1
+    retry_backoff_max_s: float = 5.0
+    # Retention: memo entries of a patient expire after this many days without a note (0 = never).
+    patient_ttl_days: int = 0
+
+
+class ModelSettings(BaseModel):
+    # None selects the shipped default model.
+    path: Path | None = None
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
+    cpu_int8: bool = False
+    max_tokens_per_batch: int = 8192
+    window_tokens: int = 256
+    window_stride: int = 64
+    enabled: bool = True  # False: rules only
+
+
+class BatchSettings(BaseModel):
+    max_events: int = 32
+    max_wait_ms: int = 200
+    max_text_chars: int = 200_000
+
+
+class PrivacySettings(BaseModel):
+    # Budget spent by one note's noisy releases, split over its distinct new values.
+    epsilon_per_note: float = 1.0
+    # Cap on one patient's total spend across all notes.
+    patient_cap: float = 20.0
+    date_strategy: Literal["dp", "interval", "shift", "placeholder"] = "dp"
+    place_strategy: Literal["exponential", "geo", "random", "placeholder"] = "exponential"
+    place_radius_km: float = 100.0
+    place_k: int = 10
+    # Optional per-category weights of the split (e.g. {"DATE": 2, "LOC": 1}); uniform when empty.
+    category_weights: dict[str, float] = Field(default_factory=dict)
+    # Deterministic fallback when a patient's cap is reached: "generalize" (year / region) or "placeholder".
+    exhausted_fallback: Literal["generalize", "placeholder"] = "generalize"
+
+
+class HttpSettings(BaseModel):
+    host: str = "0.0.0.0"
+    port: int = 6066
+
+
+class MllpSettings(BaseModel):
+    host: str = "0.0.0.0"
+    port: int = 2575
+    tls_certfile: Path | None = None
+    tls_keyfile: Path | None = None
+    patient_id_authority: str | None = None  # PID-3 assigning authority to key on; None = first
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DEID_", env_nested_delimiter="__", extra="ignore")
+
+    hmac_secret: SecretStr = SecretStr(DEV_HMAC_SECRET)
+    allow_dev_secret: bool = True
+    default_language: Literal["fr", "es", "en"] = "fr"
+    # Substitution strategy per fine label or category, overriding the defaults (e.g. {"PER": "placeholder"}).
+    strategies: dict[str, str] = Field(default_factory=dict)
+    log_level: str = "INFO"
+
+    kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+    redis: RedisSettings = Field(default_factory=RedisSettings)
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    batch: BatchSettings = Field(default_factory=BatchSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    mllp: MllpSettings = Field(default_factory=MllpSettings)
+
+    def secret_bytes(self) -> bytes:
+        return self.hmac_secret.get_secret_value().encode("utf-8")

@@ -1,0 +1,75 @@
+"""The store interface: the only I/O of the ``deid`` core.
+
+All keys given to a store are already keyed hashes (``deid.keys.KeyHasher``): a store never sees
+a raw PHI value or a raw patient id. Surrogates are not PHI and are stored as values.
+
+Per batch and patient the substitution engine makes two calls:
+1. ``lookup``: the memo entries that already exist for the batch's value keys;
+2. ``commit``: atomically (a) skip the spend if ``spend_id`` was already charged (a replay),
+   else charge the summed cost of the releases whose key is still absent, only if the patient's
+   total stays within ``cap_micro``; (b) get-or-create every release's surrogate (an existing
+   entry wins, so two writers racing on one value converge on one surrogate). When the budget is
+   refused, costed releases are not stored (the caller renders its deterministic fallback) and
+   free releases (cost 0: random surrogates of names, phones...) are stored anyway.
+Budgets are integers in micro-epsilon so that sums are exact on every replica.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+MICRO = 1_000_000  # micro-epsilon per epsilon
+
+
+class StoreUnavailable(RuntimeError):
+    """The backing store did not answer within the retry policy; the caller must wait, not guess."""
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A surrogate drawn for a value that had no memo entry yet."""
+
+    key: str  # memo key (HMAC of patient, category, normalized value)
+    surrogate: str
+    cost_micro: int = 0  # privacy cost of this noisy release; 0 for non-DP random surrogates
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    surrogates: dict[str, str]  # key -> the surrogate that is now memoized (ours or a racer's)
+    granted: bool  # the costed releases were charged (or there were none)
+    spent_micro: int  # charged by this call: 0 on a replay or a refusal
+    total_micro: int  # the patient's total spend after this call
+    replay: bool = False  # spend_id had already been charged
+    refused_keys: frozenset[str] = field(default_factory=frozenset)  # costed keys not stored
+
+
+class PatientStore(abc.ABC):
+    """Async per-patient state; implementations: in-memory, Redis, local persistent file."""
+
+    @abc.abstractmethod
+    async def lookup(self, patient: str, keys: Sequence[str]) -> dict[str, str]:
+        """Existing memo entries among ``keys`` for ``patient`` (absent keys are left out)."""
+
+    @abc.abstractmethod
+    async def commit(
+        self, patient: str, spend_id: str, releases: Sequence[Release], cap_micro: int
+    ) -> CommitResult:
+        """Charge the budget and get-or-create the surrogates, atomically (see module doc)."""
+
+    @abc.abstractmethod
+    async def spent(self, patient: str) -> int:
+        """The patient's total spent budget in micro-epsilon."""
+
+    @abc.abstractmethod
+    async def mark_processed(self, patient: str, event_key: str) -> bool:
+        """Record that an event was processed; True if it was the first time."""
+
+    @abc.abstractmethod
+    async def erase_patient(self, patient: str) -> int:
+        """Delete everything stored for one patient; returns the number of entries removed."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""

@@ -1,0 +1,68 @@
+"""In-memory store: the embedded default and the unit tests' store. One process only."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from deid.store.base import CommitResult, PatientStore, Release
+
+
+@dataclass
+class _Patient:
+    memo: dict[str, str] = field(default_factory=dict)
+    spent: int = 0
+    spend_ids: set[str] = field(default_factory=set)
+    processed: set[str] = field(default_factory=set)
+
+
+class InMemoryStore(PatientStore):
+    def __init__(self) -> None:
+        self._patients: dict[str, _Patient] = {}
+        self._lock = asyncio.Lock()
+
+    def _get(self, patient: str) -> _Patient:
+        return self._patients.setdefault(patient, _Patient())
+
+    async def lookup(self, patient: str, keys: Sequence[str]) -> dict[str, str]:
+        memo = self._get(patient).memo
+        return {k: memo[k] for k in keys if k in memo}
+
+    async def commit(
+        self, patient: str, spend_id: str, releases: Sequence[Release], cap_micro: int
+    ) -> CommitResult:
+        async with self._lock:
+            p = self._get(patient)
+            replay = spend_id in p.spend_ids
+            cost = sum(r.cost_micro for r in {r.key: r for r in releases}.values() if r.key not in p.memo)
+            granted = replay or cost == 0 or p.spent + cost <= cap_micro
+            spent_now = 0
+            if granted and not replay and cost > 0:
+                p.spent += cost
+                p.spend_ids.add(spend_id)
+                spent_now = cost
+            refused: set[str] = set()
+            out: dict[str, str] = {}
+            for r in releases:
+                if r.key in p.memo:
+                    out[r.key] = p.memo[r.key]
+                elif r.cost_micro > 0 and not granted:
+                    refused.add(r.key)
+                else:
+                    p.memo[r.key] = r.surrogate
+                    out[r.key] = r.surrogate
+            return CommitResult(out, granted, spent_now, p.spent, replay, frozenset(refused))
+
+    async def spent(self, patient: str) -> int:
+        return self._get(patient).spent
+
+    async def mark_processed(self, patient: str, event_key: str) -> bool:
+        p = self._get(patient)
+        first = event_key not in p.processed
+        p.processed.add(event_key)
+        return first
+
+    async def erase_patient(self, patient: str) -> int:
+        p = self._patients.pop(patient, None)
+        return 0 if p is None else len(p.memo) + len(p.spend_ids) + len(p.processed) + 1
