@@ -101,4 +101,4 @@ CONTEXTUAL_CATEGORIES: frozenset[Category] = frozenset({Category.PER, Category.L
 
 # The tag set of the token classifier: O plus B-/I- of every fine label, in a fixed order so
 # that a checkpoint's id2label is reproducible.
-BIO_TAGS: tuple[str, ...] = ("O",) + tuple(f"{p}-{lab.value}" for lab in Label for p in ("B", "I"))
+BIO_TAGS: tuple[str, ...] = ("O", *(f"{p}-{lab.value}" for lab in Label for p in ("B", "I")))

@@ -34,6 +34,16 @@ class KafkaSettings(BaseModel):
     topic_deid_hl7: str = "deid-hl7"
     topic_dead_letter: str = "deid-dlq"
     publish_hl7: bool = False
+    # Consumer group tuning (worker). Defaults suit a real cluster; tests lower them.
+    client_id: str = "deid-worker"
+    auto_offset_reset: Literal["earliest", "latest"] = "earliest"
+    session_timeout_ms: int = 30_000
+    heartbeat_interval_ms: int = 3_000
+    rebalance_timeout_ms: int = 60_000
+    max_poll_interval_ms: int = 300_000
+    request_timeout_ms: int = 40_000
+    linger_ms: int = 5
+    max_request_size: int = 4 * 1024 * 1024
 
 
 class RedisSettings(BaseModel):
@@ -46,6 +56,8 @@ class RedisSettings(BaseModel):
     retry_backoff_max_s: float = 5.0
     # Retention: memo entries of a patient expire after this many days without a note (0 = never).
     patient_ttl_days: int = 0
+    # Namespace of every key; a new HMAC secret gets a new prefix (e.g. "deid:e2"), see docs/STORE.md.
+    key_prefix: str = "deid"
 
 
 class ModelSettings(BaseModel):
@@ -64,6 +76,9 @@ class BatchSettings(BaseModel):
     max_events: int = 32
     max_wait_ms: int = 200
     max_text_chars: int = 200_000
+    # On SIGTERM the batch in flight is drained; if the store stays down it is abandoned
+    # (uncommitted, so redelivered) after this many seconds.
+    shutdown_grace_s: float = 30.0
 
 
 class PrivacySettings(BaseModel):

@@ -123,10 +123,10 @@ def read_echr_tsv(path: Path, language: str | None = None) -> list[Document]:
             end = start + len(tok)
             text_parts.append(tok)
             offset = end + 1
-            if tag == "O" or tag.startswith("B-") or (cur is not None and tag[2:] != cur[2]):
-                if cur is not None:
-                    spans.extend(_echr_span(cur, path))
-                    cur = None
+            breaks = tag == "O" or tag.startswith("B-") or (cur is not None and tag[2:] != cur[2])
+            if breaks and cur is not None:
+                spans.extend(_echr_span(cur, path))
+                cur = None
             if tag != "O":
                 cur = (start, end, tag[2:]) if cur is None else (cur[0], end, cur[2])
         if cur is not None:
@@ -206,7 +206,8 @@ def _eds_spans(text: str, raw: list[tuple[int, int, str]], path: Path, lineno: i
         if merged:
             pstart, pend, plab = merged[-1]
             between = text[pend:start]
-            if {plab, lab} <= {"NOM", "PRENOM"} and pend <= start and between.strip() == "" and len(between) <= 2:
+            adjacent = pend <= start and between.strip() == "" and len(between) <= 2
+            if {plab, lab} <= {"NOM", "PRENOM"} and adjacent:
                 merged[-1] = (pstart, end, "NOM")
                 continue
         merged.append((start, end, lab))

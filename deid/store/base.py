@@ -5,13 +5,22 @@ a raw PHI value or a raw patient id. Surrogates are not PHI and are stored as va
 
 Per batch and patient the substitution engine makes two calls:
 1. ``lookup``: the memo entries that already exist for the batch's value keys;
-2. ``commit``: atomically (a) skip the spend if ``spend_id`` was already charged (a replay),
+2. ``commit``: atomically (a) skip the spend if ``spend_id`` was already committed (a replay),
    else charge the summed cost of the releases whose key is still absent, only if the patient's
    total stays within ``cap_micro``; (b) get-or-create every release's surrogate (an existing
    entry wins, so two writers racing on one value converge on one surrogate). When the budget is
    refused, costed releases are not stored (the caller renders its deterministic fallback) and
    free releases (cost 0: random surrogates of names, phones...) are stored anyway.
 Budgets are integers in micro-epsilon so that sums are exact on every replica.
+
+Identifiers (``patient``, memo keys, event keys) are lowercase hex HMACs; the Redis and local-file
+adapters refuse anything else with ``ValueError`` (without echoing it), so a raw value can never
+become a stored key. Any failure of the backing store surfaces as ``StoreUnavailable`` (after
+bounded retries when waiting can help): the caller pauses and retries the batch later. Retrying a
+``commit`` is safe: one that was applied but whose reply was lost returns the same surrogates
+and charges nothing again (its spend id was recorded).
+Adapters: ``deid.store.memory`` (one process), ``deid.store.redis`` (production),
+``deid.store.local`` (SQLite file for command-line runs); ``deid.store.factory.open_store`` picks.
 """
 
 from __future__ import annotations
@@ -42,8 +51,14 @@ class CommitResult:
     granted: bool  # the costed releases were charged (or there were none)
     spent_micro: int  # charged by this call: 0 on a replay or a refusal
     total_micro: int  # the patient's total spend after this call
-    replay: bool = False  # spend_id had already been charged
+    replay: bool = False  # spend_id had already been committed (granted) before
     refused_keys: frozenset[str] = field(default_factory=frozenset)  # costed keys not stored
+    # The privacy account of spend_id as recorded by its first granted commit: equal to
+    # spent_micro/total_micro on a first commit (and on a refusal, which records nothing), the
+    # first commit's figures on a replay, so that a replayed note can publish the same account
+    # and be byte-identical. None only from a store that does not record them.
+    recorded_spent_micro: int | None = None
+    recorded_total_micro: int | None = None
 
 
 class PatientStore(abc.ABC):

@@ -13,7 +13,7 @@ from deid.store.base import CommitResult, PatientStore, Release
 class _Patient:
     memo: dict[str, str] = field(default_factory=dict)
     spent: int = 0
-    spend_ids: set[str] = field(default_factory=set)
+    spends: dict[str, tuple[int, int]] = field(default_factory=dict)  # spend id -> (spent, total)
     processed: set[str] = field(default_factory=set)
 
 
@@ -34,14 +34,15 @@ class InMemoryStore(PatientStore):
     ) -> CommitResult:
         async with self._lock:
             p = self._get(patient)
-            replay = spend_id in p.spend_ids
+            replay = spend_id in p.spends
             cost = sum(r.cost_micro for r in {r.key: r for r in releases}.values() if r.key not in p.memo)
             granted = replay or cost == 0 or p.spent + cost <= cap_micro
             spent_now = 0
-            if granted and not replay and cost > 0:
-                p.spent += cost
-                p.spend_ids.add(spend_id)
-                spent_now = cost
+            if granted and not replay:
+                if cost > 0:
+                    p.spent += cost
+                    spent_now = cost
+                p.spends[spend_id] = (spent_now, p.spent)
             refused: set[str] = set()
             out: dict[str, str] = {}
             for r in releases:
@@ -52,7 +53,10 @@ class InMemoryStore(PatientStore):
                 else:
                     p.memo[r.key] = r.surrogate
                     out[r.key] = r.surrogate
-            return CommitResult(out, granted, spent_now, p.spent, replay, frozenset(refused))
+            rec_spent, rec_total = p.spends.get(spend_id, (spent_now, p.spent))
+            return CommitResult(
+                out, granted, spent_now, p.spent, replay, frozenset(refused), rec_spent, rec_total
+            )
 
     async def spent(self, patient: str) -> int:
         return self._get(patient).spent
@@ -65,4 +69,4 @@ class InMemoryStore(PatientStore):
 
     async def erase_patient(self, patient: str) -> int:
         p = self._patients.pop(patient, None)
-        return 0 if p is None else len(p.memo) + len(p.spend_ids) + len(p.processed) + 1
+        return 0 if p is None else len(p.memo) + len(p.spends) + len(p.processed) + 1

@@ -1,0 +1,187 @@
+"""``deid eval PATH``: score the detector against a gold corpus and print the figures."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from deid.cli import CliError
+from deid.labels import Label
+
+if TYPE_CHECKING:
+    from deid.detect import Detector
+    from deid.eval import EvalReport
+    from deid.spans import Document
+
+FORMATS = ("brat", "eds-jsonl", "eds-templates", "echr-tsv")
+LANGUAGES = ("fr", "es", "en")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="score the detector against an annotated corpus",
+        description="Run the detector over a gold corpus (BRAT folder, eds-pseudo jsonl or templates, "
+        "ECHR TSV) and print precision, recall and F1 per label and micro-averaged (strict: exact span "
+        "and label; relaxed: overlap, any label), strict per coarse category, token-level binary PHI "
+        "F1 (i2b2) and the share of documents with every PHI character detected.",
+    )
+    p.add_argument("path", type=Path, help="corpus file or BRAT directory")
+    p.add_argument("--format", choices=FORMATS, help="corpus format (default: detected from PATH)")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the documents (default: the format's)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
+    p.add_argument("--output", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--rules-only", action="store_true", help="evaluate the rule recognizers alone")
+    p.add_argument("--model", type=Path, metavar="DIR", help="token-classification model directory")
+    p.add_argument("--limit", type=_positive_int, metavar="N", help="evaluate the first N documents only")
+    p.add_argument(
+        "--labels",
+        nargs="+",
+        metavar="LABEL",
+        help="evaluate only these fine labels (spans of other labels are dropped from gold and "
+        "predictions); space or comma separated",
+    )
+    p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N", help="documents per batch")
+    p.set_defaults(handler=run)
+
+
+def build_detector(args: argparse.Namespace) -> Detector:
+    """The single place that decides which detector ``deid eval`` measures: the rules merged with
+    the token classifier (the shipped model, or ``--model``), or the rules alone."""
+    from deid.cli._detector import hybrid_detector
+
+    return hybrid_detector(args.model, args.rules_only)
+
+
+def run(args: argparse.Namespace) -> int:
+    from deid.eval import Evaluator, RunInfo
+
+    labels = _parse_labels(args.labels)
+    if args.output is not None and not args.output.parent.is_dir():
+        # Fail before a long detection run, not after it.
+        raise CliError(f"{args.output}: cannot write report (no such directory)")
+    docs, fmt = _read(args.path, args.format, args.lang)
+    if args.limit is not None:
+        docs = docs[: args.limit]
+    detector = build_detector(args)
+
+    evaluator = Evaluator(labels)
+    progress = _Progress(len(docs), sys.stderr)
+    detect_s = 0.0  # detection alone: the throughput a deployment cares about, scoring excluded
+    for i in range(0, len(docs), args.batch_size):
+        batch = docs[i : i + args.batch_size]
+        started = time.perf_counter()
+        predicted = detector.detect([d.text for d in batch], [d.language for d in batch])
+        detect_s += time.perf_counter() - started
+        if len(predicted) != len(batch):
+            raise RuntimeError("detector returned a different number of results than documents")
+        for doc, spans in zip(batch, predicted, strict=True):
+            evaluator.add(doc, spans)
+        progress.update(i + len(batch))
+    progress.close()
+
+    report = evaluator.report().with_run(
+        RunInfo(
+            corpus=str(args.path),
+            format=fmt,
+            n_docs=len(docs),
+            detector=detector.model_name,
+            detector_version=detector.model_version,
+            seconds=detect_s,
+            language=",".join(sorted({d.language for d in docs})),
+            labels=tuple(lab.value for lab in Label if lab in labels) if labels is not None else None,
+        )
+    )
+    _write(report, args.json, args.output)
+    return 0
+
+
+def _read(path: Path, fmt: str | None, language: str | None) -> tuple[list[Document], str]:
+    """The corpus and its format; any unreadable or malformed input is a one-line ``CliError``."""
+    from deid.corpora import CorpusFormatError, detect_format, read_corpus
+
+    if not path.exists():
+        raise CliError(f"{path}: no such file or directory")
+    try:
+        fmt = fmt or detect_format(path)
+        docs = read_corpus(path, fmt, language)
+    except CorpusFormatError as exc:
+        raise CliError(str(exc)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise CliError(f"{path}: cannot read corpus ({reason})") from exc
+    if not docs:
+        raise CliError(f"{path}: no documents")
+    return docs, fmt
+
+
+def _parse_labels(values: Sequence[str] | None) -> frozenset[Label] | None:
+    if values is None:
+        return None
+    names = [n.strip().upper() for v in values for n in v.split(",") if n.strip()]
+    known = {lab.value for lab in Label}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise CliError(f"unknown label {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    if not names:
+        raise CliError("--labels: no label given")
+    return frozenset(Label(n) for n in names)
+
+
+def _write(report: EvalReport, as_json: bool, output: Path | None) -> None:
+    text = report.to_json() + "\n" if as_json else report.to_table()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"{output}: cannot write report ({exc.strerror or type(exc).__name__})") from exc
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value!r}")
+    return n
+
+
+class _Progress:
+    """Documents done / total and throughput on stderr: one rewritten line on a terminal, a line
+    every few seconds otherwise (a log file should not fill with carriage returns)."""
+
+    def __init__(self, total: int, stream: TextIO, every_s: float = 5.0) -> None:
+        self.total = total
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every_s = every_s
+        self.started = time.perf_counter()
+        self.last = self.started
+        self.done = 0
+
+    def update(self, done: int) -> None:
+        self.done = done
+        now = time.perf_counter()
+        if self.tty:
+            self.stream.write("\r" + self._line(now))
+            self.stream.flush()
+        elif now - self.last >= self.every_s or done == self.total:
+            self.stream.write(self._line(now) + "\n")
+            self.last = now
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _line(self, now: float) -> str:
+        elapsed = now - self.started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        return f"deid eval: {self.done}/{self.total} documents, {rate:.1f} docs/s"

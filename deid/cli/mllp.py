@@ -1,0 +1,118 @@
+"""``deid mllp``: the MLLP bridge (HL7 v2 over TCP -> the raw-hl7 topic), see docs/HL7.md."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import Any
+
+from deid.cli import CliError
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {text}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "mllp",
+        help="run the MLLP bridge: receive HL7 v2 over TCP and write it to the raw-hl7 topic",
+        description="Listen for HL7 v2 messages over MLLP (TLS when DEID_MLLP__TLS_CERTFILE is set), "
+        "validate each one (ORU^R01, MDM^T02 with a patient id and note text), write it to the raw-hl7 "
+        "topic keyed by the patient's keyed-hash pseudonym, and answer AA only after the broker "
+        "acknowledged the write (AR: rejected, do not resend; AE: not written, resend). Settings come "
+        "from the DEID_ environment; the options below override them.",
+    )
+    p.add_argument("--host", help="listen address (default: DEID_MLLP__HOST, 0.0.0.0)")
+    p.add_argument("--port", type=_port, help="listen port (default: DEID_MLLP__PORT, 2575)")
+    p.add_argument("--bootstrap-servers", metavar="HOST:PORT", help="Kafka bootstrap servers")
+    p.add_argument("--topic", help="raw-HL7 topic (default: DEID_KAFKA__TOPIC_RAW_HL7, raw-hl7)")
+    p.add_argument("--max-in-flight", type=_positive_int, default=64, metavar="N",
+                   help="broker writes awaiting acknowledgement, bridge-wide, before senders wait")
+    p.add_argument("--max-message-bytes", type=_positive_int, default=4 * 1024 * 1024, metavar="N",
+                   help="larger messages are answered AR")
+    p.add_argument("--metrics-port", type=_port, metavar="PORT",
+                   help="serve Prometheus metrics on this port (default: off)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
+    from pydantic import ValidationError
+
+    from deid.settings import DEV_HMAC_SECRET, Settings
+
+    overrides: dict[str, Any] = {}
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
+        raise CliError(f"invalid settings in the environment: {fields}") from None
+    mllp = settings.mllp.model_copy(update={k: v for k, v in (("host", args.host), ("port", args.port))
+                                            if v is not None})
+    kafka_update: dict[str, Any] = {}
+    if args.bootstrap_servers:
+        kafka_update["bootstrap_servers"] = args.bootstrap_servers
+    if args.topic:
+        kafka_update["topic_raw_hl7"] = args.topic
+    overrides["mllp"] = mllp
+    overrides["kafka"] = settings.kafka.model_copy(update=kafka_update)
+    settings = settings.model_copy(update=overrides)
+    if settings.hmac_secret.get_secret_value() == DEV_HMAC_SECRET and not settings.allow_dev_secret:
+        raise CliError("DEID_HMAC_SECRET is the development secret; set a real one "
+                       "(or DEID_ALLOW_DEV_SECRET=1 for a local trial)")
+    for name, path in (("TLS certificate", mllp.tls_certfile), ("TLS key", mllp.tls_keyfile)):
+        if path is not None and not path.is_file():
+            raise CliError(f"{name} not found: {path}")
+    if mllp.tls_keyfile is not None and mllp.tls_certfile is None:
+        raise CliError("DEID_MLLP__TLS_KEYFILE is set without DEID_MLLP__TLS_CERTFILE")
+    logging.basicConfig(level=settings.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    # aiokafka logs its own connection errors; until the bridge is up, ours is the one line shown
+    kafka_log = logging.getLogger("aiokafka")
+    kafka_level = kafka_log.level
+    kafka_log.setLevel(logging.CRITICAL)
+
+    from worker.mllp import MllpBridge, serve
+
+    def ready(bridge: MllpBridge) -> None:
+        kafka_log.setLevel(kafka_level)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(settings, stop, max_in_flight=args.max_in_flight,
+                    max_message_bytes=args.max_message_bytes, metrics_port=args.metrics_port,
+                    ready=ready)
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:  # port in use, certificate unreadable...
+        raise CliError(f"cannot start the bridge: {exc.strerror or type(exc).__name__}") from None
+    except Exception as exc:
+        from aiokafka.errors import KafkaError
+
+        if isinstance(exc, KafkaError):
+            raise CliError(f"cannot reach the Kafka broker ({type(exc).__name__})") from None
+        raise
+    finally:
+        kafka_log.setLevel(kafka_level)
+    return 0

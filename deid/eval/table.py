@@ -1,0 +1,102 @@
+"""A fixed-width text rendering of an ``EvalReport`` for a terminal or a log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deid.eval.report import EvalReport
+from deid.eval.scores import Score
+
+_NAME_W = 12
+_SEP = " |"
+
+
+def _r(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:.1f}%" if den else "-"
+
+
+def _cells(name: str, groups: Sequence[Sequence[tuple[str, int]]]) -> str:
+    """``name`` left-aligned, then groups of right-aligned (text, width) cells split by bars."""
+    return f"{name:<{_NAME_W}}" + _SEP.join("".join(f"{t:>{w}}" for t, w in g) for g in groups)
+
+
+def _counts(s: Score) -> list[tuple[str, int]]:
+    return [(str(s.n_gold), 7), (str(s.n_pred), 7)]
+
+
+def _strict(s: Score) -> list[tuple[str, int]]:
+    return [(str(s.found), 7), (_r(s.precision), 7), (_r(s.recall), 7), (_r(s.f1), 7)]
+
+
+def _relaxed(s: Score) -> list[tuple[str, int]]:
+    return [(str(s.found), 7), (str(s.correct), 8), (_r(s.precision), 7), (_r(s.recall), 7), (_r(s.f1), 7)]
+
+
+def _label_rows(report: EvalReport) -> list[str]:
+    header = _cells(
+        "label",
+        [
+            [("gold", 7), ("pred", 7)],
+            [("tp", 7), ("P", 7), ("R", 7), ("F1", 7)],
+            [("found", 7), ("correct", 8), ("P", 7), ("R", 7), ("F1", 7)],
+        ],
+    )
+    title = _cells(
+        "", [[("", 14)], [("strict: exact span+label", 28)], [("relaxed: overlap, any label", 36)]]
+    )
+    lines = [title, header, "-" * len(header)]
+    for name, score in report.strict.items():
+        relaxed = report.relaxed.get(name, Score())
+        lines.append(_cells(name, [_counts(score), _strict(score), _relaxed(relaxed)]))
+    lines.append("-" * len(header))
+    micro = report.strict_micro
+    lines.append(_cells("micro", [_counts(micro), _strict(micro), _relaxed(report.relaxed_micro)]))
+    return lines
+
+
+def _category_rows(report: EvalReport) -> list[str]:
+    header = _cells("category", [[("gold", 7), ("pred", 7)], [("tp", 7), ("P", 7), ("R", 7), ("F1", 7)]])
+    lines = ["strict by coarse category (exact span, same category)", header, "-" * len(header)]
+    for name, score in report.category.items():
+        lines.append(_cells(name, [_counts(score), _strict(score)]))
+    lines.append("-" * len(header))
+    micro = report.category_micro
+    lines.append(_cells("micro", [_counts(micro), _strict(micro)]))
+    return lines
+
+
+def render_table(report: EvalReport) -> str:
+    lines: list[str] = []
+    run = report.run
+    if run is not None:
+        lang = f", {run.language}" if run.language else ""
+        lines.append(f"corpus: {run.corpus} ({run.format}{lang}), {run.n_docs} documents")
+        rate = f", {run.docs_per_s:.1f} docs/s" if run.docs_per_s is not None else ""
+        lines.append(f"detector: {run.detector} {run.detector_version}, detection {run.seconds:.2f} s{rate}")
+        if run.labels is not None:
+            lines.append(f"labels: {' '.join(run.labels)}")
+        lines.append("")
+    lines += _label_rows(report)
+    lines.append("")
+    lines += _category_rows(report)
+    lines.append("")
+    t = report.tokens
+    lines.append(
+        f"tokens (binary PHI, i2b2): gold {t.n_gold}, pred {t.n_pred}, tp {t.found}, "
+        f"P {_r(t.precision)}, R {_r(t.recall)}, F1 {_r(t.f1)}"
+    )
+    c = report.coverage
+    clean = c.n_docs - c.n_docs_with_phi + c.n_fully_covered
+    lines.append(
+        f"fully de-identified documents: {clean}/{c.n_docs} ({_pct(clean, c.n_docs)}); "
+        f"of the {c.n_docs_with_phi} with PHI: {c.n_fully_covered} "
+        f"({_pct(c.n_fully_covered, c.n_docs_with_phi)})"
+    )
+    lines.append(
+        f"missed PHI characters: {c.missed_chars}/{c.phi_chars} ({_pct(c.missed_chars, c.phi_chars)})"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,103 @@
+"""HL7 v2 escape sequences (chapter 2.7), in both directions.
+
+Our own rather than ``hl7.unescape``: that one logs the whole field on an unknown sequence (PHI in
+logs), decodes ``\\Xhh\\`` byte by byte as code points (UTF-8 multi-byte text comes out garbled),
+and its ``escape`` writes non-ASCII as single-byte hex.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_HEX = re.compile(r"^[0-9A-Fa-f]+$")
+_REPEAT = re.compile(r"^(\.sp|\.sk)\s*([+-]?\d*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Separators:
+    field: str = "|"
+    component: str = "^"
+    repetition: str = "~"
+    escape: str = "\\"
+    subcomponent: str = "&"
+
+    @property
+    def encoding_characters(self) -> str:
+        """MSH-2 as written on output (always the four classic characters)."""
+        return self.component + self.repetition + self.escape + self.subcomponent
+
+
+DEFAULT_SEPARATORS = Separators()
+
+
+def unescape(value: str, seps: Separators = DEFAULT_SEPARATORS, codec: str = "utf-8") -> str:
+    """Decode escape sequences; formatting commands (``\\.br\\``...) become plain-text layout.
+
+    An unterminated sequence is kept literally; unknown or unsupported ones (character-set
+    switches, locally defined ``\\Z..\\``, highlighting) are dropped.
+    """
+    esc = seps.escape
+    if not esc or esc not in value:
+        return value
+    out: list[str] = []
+    i = 0
+    n = len(value)
+    while i < n:
+        ch = value[i]
+        if ch != esc:
+            out.append(ch)
+            i += 1
+            continue
+        end = value.find(esc, i + 1)
+        if end < 0:  # unterminated: literal
+            out.append(value[i:])
+            break
+        out.append(_decode_sequence(value[i + 1 : end], seps, codec))
+        i = end + 1
+    return "".join(out)
+
+
+def _decode_sequence(seq: str, seps: Separators, codec: str) -> str:
+    simple = {"F": seps.field, "S": seps.component, "T": seps.subcomponent, "R": seps.repetition,
+              "E": seps.escape, "H": "", "N": "", ".br": "\n", ".ce": "\n", ".fi": "", ".nf": ""}
+    if seq in simple:
+        return simple[seq]
+    if seq[:1] == "X" and _HEX.match(seq[1:] or "-") and len(seq) % 2 == 1:
+        raw = bytes.fromhex(seq[1:])
+        try:
+            return raw.decode(codec)
+        except (UnicodeDecodeError, LookupError):
+            return raw.decode("latin-1")
+    m = _REPEAT.match(seq)
+    if m:
+        count = int(m.group(2)) if m.group(2) not in ("", "+", "-") else 1
+        count = max(0, min(count, 100))
+        return ("\n" if m.group(1) == ".sp" else " ") * count
+    return ""  # .in/.ti indents, \C..\ / \M..\ charset switches, \Z..\ local escapes, junk
+
+
+def escape(value: str, seps: Separators = DEFAULT_SEPARATORS) -> str:
+    """Encode text for an ST/TX/FT field: delimiters escaped, line breaks as ``\\.br\\`` (a raw
+    CR would end the segment), other control characters as hex; non-ASCII stays as is (the
+    output message is UTF-8)."""
+    esc = seps.escape
+    table = {
+        esc: f"{esc}E{esc}",
+        seps.field: f"{esc}F{esc}",
+        seps.component: f"{esc}S{esc}",
+        seps.repetition: f"{esc}R{esc}",
+        seps.subcomponent: f"{esc}T{esc}",
+    }
+    out: list[str] = []
+    text = value.replace("\r\n", "\n").replace("\r", "\n")
+    for ch in text:
+        if ch in table:
+            out.append(table[ch])
+        elif ch == "\n":
+            out.append(f"{esc}.br{esc}")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"{esc}X{ord(ch):02X}{esc}")
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -1,0 +1,129 @@
+"""Recall-first merge of detections (PRIVACY.md, after Tchouka et al. 2022).
+
+Decision for spans of the rules and of the model that overlap:
+- same label -> keep it;
+- only one side flagged the characters (the other said O) -> keep that side;
+- different labels -> the contextual model wins when the rules' label is of a contextual
+  category (PER, LOC, ORG: names and places need context), the rules win for structured types
+  (dates, ages, phones, references, identifiers: a checked pattern beats a guess).
+
+Overlapping spans become one span over the union of their characters: a missed PHI character is a
+privacy failure, a few extra characters only cost utility. Touching spans stay separate.
+
+One exception keeps boundaries exact without losing a character: when the rules win a cluster
+with a structured type against another label of the model, the rules' spans keep their own
+extent and label, and whatever the model flagged beyond them stays flagged under the model's
+label ("Denis GERARD Gilb85@aphm.fr" tagged
+PERSON by the model and EMAIL by the rules becomes PERSON "Denis GERARD" + EMAIL
+"Gilb85@aphm.fr", not one EMAIL span). Within the DATE category the model's BIRTH_DATE refines
+the rules' DATE: the label needs the context the model reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from deid.labels import CONTEXTUAL_CATEGORIES, Label
+from deid.spans import Span
+
+Chooser = Callable[[Sequence[Span]], Span]
+
+
+def clusters(spans: Iterable[Span]) -> list[list[Span]]:
+    """Group spans into maximal chains of overlapping spans, in text order."""
+    groups: list[list[Span]] = []
+    end = -1
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if groups and span.start < end:
+            groups[-1].append(span)
+            end = max(end, span.end)
+        else:
+            groups.append([span])
+            end = span.end
+    return groups
+
+
+def longest(spans: Sequence[Span]) -> Span:
+    """The representative of one side: the longest span, then the highest score, then the first."""
+    return min(spans, key=lambda s: (-s.length, -s.score, s.start))
+
+
+def resolve(spans: Iterable[Span], choose: Chooser = longest) -> list[Span]:
+    """Non-overlapping spans covering every flagged character; ``choose`` picks each cluster's label."""
+    out: list[Span] = []
+    for group in clusters(spans):
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        winner = choose(group)
+        start = min(s.start for s in group)
+        end = max(s.end for s in group)
+        score = max(s.score for s in group)
+        out.append(Span(start, end, winner.label, winner.source, score))
+    return out
+
+
+def _rules_win(rule: Span) -> bool:
+    return rule.label.category not in CONTEXTUAL_CATEGORIES
+
+
+def _split_around(model: Span, cover: Sequence[Span]) -> list[Span]:
+    """The parts of ``model`` outside the ``cover`` spans."""
+    parts: list[tuple[int, int]] = []
+    pos = model.start
+    for c in sorted(cover, key=lambda c: c.start):
+        if c.start > pos:
+            parts.append((pos, min(c.start, model.end)))
+        pos = max(pos, c.end)
+    if pos < model.end:
+        parts.append((pos, model.end))
+    return [Span(a, b, model.label, model.source, model.score) for a, b in parts if b > a]
+
+
+def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | None = None) -> list[Span]:
+    """Merge the rules' and the model's spans of one text (see the module docstring).
+
+    ``text`` (optional) lets the split case drop edge whitespace and punctuation-only remainders.
+    """
+    rules = list(rule_spans)
+    models = list(model_spans)
+    rule_ids = {id(s) for s in rules}
+    out: list[Span] = []
+    for group in clusters([*rules, *models]):
+        from_rules = [s for s in group if id(s) in rule_ids]
+        from_model = [s for s in group if id(s) not in rule_ids]
+        if not from_rules or not from_model:
+            out.extend(resolve(group))
+            continue
+        rule, model = longest(from_rules), longest(from_model)
+        if rule.label == model.label:
+            winner = model if model.length > rule.length else rule
+        elif rule.label.category == model.label.category and (rule.label, model.label) == (
+                Label.DATE, Label.BIRTH_DATE):
+            winner = Span(rule.start, rule.end, Label.BIRTH_DATE, rule.source, rule.score)
+        elif _rules_win(rule):
+            kept = resolve(from_rules)
+            rest = [part for m in from_model for part in _split_around(m, kept)]
+            out.extend(kept)
+            out.extend(resolve(_trim(rest, text)))
+            continue
+        else:
+            winner = model
+        start, end = min(s.start for s in group), max(s.end for s in group)
+        out.append(Span(start, end, winner.label, winner.source, max(s.score for s in group)))
+    return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def _trim(spans: Iterable[Span], text: str | None) -> list[Span]:
+    if text is None:
+        return list(spans)
+    out = []
+    for s in spans:
+        a, b = s.start, s.end
+        while a < b and not text[a].isalnum():
+            a += 1
+        while b > a and not text[b - 1].isalnum():
+            b -= 1
+        if b > a:
+            out.append(Span(a, b, s.label, s.source, s.score))
+    return out

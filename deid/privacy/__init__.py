@@ -1,0 +1,22 @@
+"""Differential-privacy mechanisms and the per-note budget split (PRIVACY.md)."""
+
+from deid.privacy.budget import epsilon_of, split_micro
+from deid.privacy.mechanisms import (
+    BoundedLaplace,
+    exponential_mechanism,
+    exponential_weights,
+    laplace,
+    laplace_metric,
+    planar_laplace,
+)
+
+__all__ = [
+    "BoundedLaplace",
+    "epsilon_of",
+    "exponential_mechanism",
+    "exponential_weights",
+    "laplace",
+    "laplace_metric",
+    "planar_laplace",
+    "split_micro",
+]

@@ -1,0 +1,10 @@
+"""Rule recognizers (FR/ES/EN) by name, and the ``RuleDetector`` that runs them.
+
+Importing this package registers every recognizer (see ``registry`` for the priority order).
+"""
+
+from deid.rules import ages, contact, dates, identifiers, postcodes  # noqa: F401  (registration)
+from deid.rules.detector import RuleDetector
+from deid.rules.registry import build_recognizers, register, registered
+
+__all__ = ["RuleDetector", "build_recognizers", "register", "registered"]

@@ -1,0 +1,104 @@
+"""Ages of the patient or a relative: "40 ans", "âgé de 40 ans", "40 años", "40-year-old", "aged 40".
+
+The span is the number with its unit ("40 años", not "de 40 años de edad"; MEDDOCAN convention),
+or the number alone when no unit follows ("Edad: 22", "aged 40"). A duration is not an age:
+"depuis 40 ans" is a relative date (``relative_date``), "durante 3 años" is nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deid.labels import Label
+from deid.rules.base import Patterns, RegexRecognizer
+from deid.rules.lexicon import number_phrase
+from deid.rules.registry import register
+
+_I = re.IGNORECASE
+_N = {lang: number_phrase(lang) for lang in ("fr", "es", "en")}
+
+_FR_UNIT = r"(?:ans|an|mois|semaines|jours)"
+_FR_AGE = rf"{_N['fr']}\s*{_FR_UNIT}(?:\s+(?:et\s+)?{_N['fr']}\s*mois)?\b(?:\s+et\s+demi)?"
+_FR_YEARS = rf"{_N['fr']}\s*(?:ans|an)\b(?:\s+(?:et\s+)?{_N['fr']}\s*mois)?\b(?:\s+et\s+demi)?"
+_ES_UNIT = r"(?:años|año|meses|mes|semanas|días|dias)(?![\w])"
+_ES_AGE = rf"{_N['es']}\s*{_ES_UNIT}(?:\s+y\s+{_N['es']}\s*(?:meses|mes|días|dias))?(?:\s+y\s+medio)?"
+_ES_YEARS = rf"{_N['es']}\s*(?:años|año)(?![\w])(?:\s+y\s+{_N['es']}\s*(?:meses|mes))?(?:\s+y\s+medio)?"
+_EN_UNIT = r"(?:years?|months?|weeks?|days?)"
+
+# Words after which "N ans" is a duration or a point in time, not an age.
+_FR_NOT_AGE = (r"à|depuis|il\s+y\s+a|pendant|durant|dans|après|avant|pour|sur|en|ces|les|des|tous\s+les|"
+               r"toutes\s+les|derniers|dernières|premiers|premières|environ|plus\s+de|moins\s+de|voici|voilà|"
+               r"d'ici|ici|de\s+plus\s+de|prochains|prochaines|dès")
+_FR_PERSON = (r"homme|femme|patient|patiente|enfant|garçon|fille|fils|nourrisson|bébé|nouveau-né|adolescent|"
+              r"adolescente|monsieur|madame|mademoiselle|M\.|Mme|Mlle|mère|père|frère|sœur|soeur|époux|épouse|"
+              r"mari|sujet|jeune|âgée?|âgés|âgées|adulte|cadet|cadette|aîné|aînée|petit|petite")
+_ES_PERSON = (r"varón|varon|mujer|hombre|paciente|niño|niña|niños|lactante|recién\s+nacido|adolescente|"
+              r"joven|anciano|anciana|señor|señora|sujeto|individuo|hijo|hija|madre|padre|hermano|hermana|"
+              r"esposo|esposa|marido|chico|chica|bebé|neonato|femenina|femenino|masculino|"
+              r"caucásico|caucásica|edad|edad\s+de|mayor|menor")
+
+
+@register("age", priority=60)
+class AgeRecognizer(RegexRecognizer):
+    name = "age"
+    label = Label.AGE
+    patterns: ClassVar[Patterns] = {
+        "fr": (
+            # Âge : 40 ans, âge: 40
+            re.compile(rf"\b[âa]ge\s*:\s*(?P<phi>{_FR_AGE}|\d{{1,3}})", _I),
+            # âgé de 40 ans, à l'âge de 40 ans, homme de 40 ans
+            re.compile(rf"\b(?:{_FR_PERSON}|l'[âa]ge)(?:\s*,)?\s+(?:de|d')\s*(?P<phi>{_FR_AGE})", _I),
+            # 40 ans (not after a temporal word, not followed by "plus tard"); "3 mois" alone is a delay
+            re.compile(rf"(?<![\w'’/-])(?<!\d[.,])(?P<phi>{_FR_YEARS})(?!\s+(?:plus\s+tard|auparavant|avant|après|"
+                       rf"de\s+suite|d'évolution|de\s+recul|de\s+suivi|de\s+tabagisme|paquets?|PA\b))", _I),
+        ),
+        "es": (
+            # Edad: 44 años, Edad: 22
+            re.compile(rf"\bedad\s*:\s*(?P<phi>{_ES_AGE}|\d{{1,3}}(?:\s*a\b)?)(?!\s*(?:mm|kg|cm|g\b|%))", _I),
+            # mujer de 40 años; varón, de 38 años
+            re.compile(rf"\b(?:{_ES_PERSON})(?:\s*,)?\s+(?:de|con)\s+(?P<phi>{_ES_AGE})", _I),
+            # 40 años de edad / de vida; a los 5 años de edad
+            re.compile(rf"(?<![\w-])(?P<phi>{_ES_AGE})(?=\s+de\s+(?:edad|vida)\b)", _I),
+            # a los 31 años (age at an event), desde los 12 años; in months it is mostly a delay
+            # after an event ("a los 6 meses (de la cirugía)"), unless "de edad" follows
+            re.compile(rf"\b(?:a|desde|hasta|antes\s+de|después\s+de)\s+los\s+(?P<phi>{_ES_YEARS})(?!\s+(?:de(?!\s+edad)|"
+                       rf"del|tras|post|después|siguientes|previos|posteriores|más|antes|al|en\s+que))", _I),
+            # tenía 40 años, cumplió 40 años
+            re.compile(rf"\b(?:tenía|tiene|tenia|cumplió|cumple|cumplir|contaba\s+con)\s+"
+                       rf"(?P<phi>{_ES_AGE})", _I),
+            # bare "40 años" not after a temporal word
+            re.compile(rf"(?<![\w'-])(?<!\d[.,])(?P<phi>{_ES_YEARS})(?!\s+(?:después|antes|más\s+tarde|"
+                       rf"de\s+evolución|de\s+seguimiento|de\s+duración|de\s+tratamiento|atrás))", _I),
+        ),
+        "en": (
+            # 40-year-old, 40 year old, 3-month-old
+            re.compile(rf"\b(?P<phi>{_N['en']}[- ](?:years?|months?|weeks?|days?)[- ]old)\b", _I),
+            # 40 yo, 40 y/o, 40yo
+            re.compile(r"\b(?P<phi>\d{1,3}\s?(?:yo|y/o|y\.o\.))(?!\w)", _I),
+            # aged 40, age: 40, age of 40
+            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age)\s*:?\s*"
+                       rf"(?P<phi>\d{{1,3}}(?:\s+{_EN_UNIT})?)\b", _I),
+            # 40 years of age, 40 years old
+            re.compile(rf"\b(?P<phi>{_N['en']}\s+{_EN_UNIT})(?=\s+(?:of\s+age|old)\b)", _I),
+        ),
+    }
+
+    _NEGATIVE: ClassVar[dict[str, re.Pattern[str]]] = {
+        "fr": re.compile(rf"(?:\b(?:{_FR_NOT_AGE})|[-–])\s*$", _I),
+        "es": re.compile(r"(?:\b(?:hace|hacía|hacia|durante|desde|hasta|tras|en|cada|los|las|unos|unas|por|"
+                         r"a|y|con|"
+                         r"casi|más|transcurrid[oa]s?|trascurrid[oa]s?|pasad[oa]s?|llevó|lleva|llevaba|"
+                         r"al\s+menos|hasta\s+hace|"
+                         r"últimos|últimas|primeros|primeras|próximos|aproximadamente|más\s+de|menos\s+de|"
+                         r"después\s+de|antes\s+de|al\s+cabo\s+de|plazo\s+de|periodo\s+de|período\s+de|"
+                         r"evolución\s+de|historia\s+de|lleva|llevaba|de)|[-–])\s*$", _I),
+    }
+
+    def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        bare = match.re is self.patterns.get(language, ())[-1] and language in self._NEGATIVE
+        if bare:
+            before = text[max(0, match.start() - 30) : match.start()]
+            if self._NEGATIVE[language].search(before):
+                return None
+        return self.label

@@ -1,0 +1,195 @@
+"""Dates (numeric and written, FR/ES/EN) and relative temporal expressions ("il y a 10 ans").
+
+Span conventions follow MEDDOCAN and eds-pseudo: the date itself, without the article or the
+preposition ("le 3 mars" -> "3 mars", "en 2003" -> "2003"), but Spanish "año 2004" and "enero del
+año 2003" keep "año" (MEDDOCAN annotates it). Bare years are flagged only after a temporal word.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deid.labels import Label
+from deid.rules.base import ANY, Patterns, RegexRecognizer
+from deid.rules.lexicon import MONTHS, alternation, month_regex, number_phrase
+from deid.rules.registry import register
+
+_I = re.IGNORECASE
+_NOT_BEFORE = r"(?<![\w/.\-])"
+_NOT_AFTER = r"(?![\w/]|[.\-]\d)"
+_YEAR4 = r"(?:1[89]|20)\d{2}(?!\d)"
+_MONTH = {lang: month_regex(lang) for lang in MONTHS}
+_GLUED_MONTH = {lang: alternation(names) for lang, names in MONTHS.items()}  # no \b, no dot
+# An optional weekday before a written date is part of it ("MAR 8 JUILLET 2025", "Jeu, 17 Avr 2098").
+_WEEKDAY = {
+    "fr": r"(?:(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mar|mer|jeu|ven|sam|dim)\.?,?\s+)?",
+    "es": r"(?:(?:lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo),?\s+)?",
+    "en": r"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|"
+          r"fri|"
+          r"sat|sun)\.?,?\s+)?",
+}
+_FULL_MONTH = {lang: month_regex(lang, full_only=True) for lang in MONTHS}
+
+
+def _numeric_ok(a: int, b: int) -> bool:
+    """Day/month or month/day (US order, or a slip in a European note) within range."""
+    return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
+
+
+_PROPER_NAME_BEFORE = re.compile(r"\b(?:hospital(?:\s+universitario)?|h\.\s*u\.|calle|c/|avenida|avda\.?|"
+                                 r"plaza|rue|avenue|boulevard|place|street|clínica|centro)\s*$", _I)
+
+
+# A birth date is told apart where the corpora of that language do (eds-pseudo DATE_NAISSANCE);
+# MEDDOCAN (Spanish) annotates every date as FECHAS, so Spanish dates stay DATE.
+_BIRTH_BEFORE = re.compile(r"(?:\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bDDN|\bdate\s+of\s+birth|\bDOB|"
+                           r"\bborn(?:\s+on)?|\bnaissance)\s*:?\s*(?:le\s+)?$", _I)
+
+
+@register("date", priority=50)
+class DateRecognizer(RegexRecognizer):
+    name = "date"
+    label = Label.DATE
+    patterns: ClassVar[Patterns] = {
+        ANY: (
+            # 12/02/2020, 12.02.20, 12-02-2020, 5/4/2017
+            re.compile(_NOT_BEFORE + r"(?P<d>\d{1,2})(?P<s>[/.\-])(?P<m>\d{1,2})(?P=s)\s?(?P<y>\d{4}|\d{2})"
+                       + _NOT_AFTER),
+            # 2020-02-26, 2020/02/26
+            re.compile(_NOT_BEFORE + r"(?P<y>" + _YEAR4 + r")(?P<s>[/\-.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})"
+                       + _NOT_AFTER),
+            # 02/2020
+            re.compile(_NOT_BEFORE + r"(?P<m>0?[1-9]|1[0-2])[/\-](?P<y>" + _YEAR4 + r")" + _NOT_AFTER),
+            # a labelled date field keeps even a mistyped value: "Fecha de ingreso: 20/11//2014"
+            re.compile(r"\b(?:fecha(?:\s+de(?:l)?\s+[\wáéíóú]+)?|date(?:\s+(?:de|d'|du|of)\s*[\wéè]+)?|"
+                       r"n[ée]e?\s+le|DOB|D\.O\.B\.)\s*:\s*(?P<phi>\d[\d/.\- ]{2,12}\d)(?![\w/])", _I),
+            # (1938), et al. 1993, Lindstrom & Martelin 1980 (a cited year is a date in MEDDOCAN)
+            re.compile(r"\((?P<phi>" + _YEAR4 + r")\)"),
+            re.compile(r"\bet\s+al\.?,?\s*\(?(?P<phi>" + _YEAR4 + r")"),
+            re.compile(r"\b[A-Z][a-z]+\s+(?:&|and|y|et)\s+[A-Z][a-z]+,?\s+\(?(?P<phi>" + _YEAR4 + r")"),
+            # the second year of "1980 a 1983", "2000 y 2004", "2010-2012"
+            re.compile(r"(?<!\d)" + _YEAR4 + r"\s*(?:a|y|al|et|and|to|-|–|/)\s*(?P<phi>" + _YEAR4 + r")"),
+        ),
+        "fr": (
+            # 26 février 2020, 1er janvier 2019, (le) 3 mars, lundi 3 mars 2020
+            re.compile(r"\b" + _WEEKDAY["fr"] + r"(?:1er|[0-3]?\d)(?:\s+|-)(?:" + _MONTH["fr"]
+                       + r")(?:(?:\s+|-)(?:"
+                       + _YEAR4 + r"|'?\d{2}\b(?![\s,]*\w)))?", _I),
+            re.compile(r"\b" + _WEEKDAY["fr"] + r"(?:1er|[0-3]?\d)(?:\s+|-)(?:" + _MONTH["fr"] + r")(?:\s+|-)"
+                       + _YEAR4
+                       + r"\b", _I),
+            # février 2020, fév. 2020, décembre 93
+            re.compile(r"\b(?:" + _MONTH["fr"] + r")(?:\s+|-|/)(?:" + _YEAR4 + r")", _I),
+            re.compile(r"\b(?:" + _FULL_MONTH["fr"] + r")\s+'?\d{2}\b(?![,.]?\d|\s*(?:%|mg|ml|ans|jours|mois|"
+                       r"semaines|heures|h\b|patients|cas))", _I),
+            # 21 novembre, 2012
+            re.compile(r"\b(?:1er|[0-3]?\d)\s+(?:" + _MONTH["fr"] + r"),\s*" + _YEAR4, _I),
+            # glued forms of typed notes: 05nov, 23avr, 01sep2018, dec1993
+            re.compile(r"\b[0-3]?\d(?:" + _GLUED_MONTH["fr"] + r")(?:" + _YEAR4 + r"|(?![\w]))", _I),
+            re.compile(r"\b(?:" + _GLUED_MONTH["fr"] + r")" + _YEAR4, _I),
+            # digit-by-digit "1 2 0 6 2 0 8 1" and compact "23022018" (ddmmyyyy, checked)
+            re.compile(r"(?<!\d )(?<![\w])(?P<d>\d ?\d) (?P<m>\d ?\d) ?"
+                       r"(?P<y>(?:1 ?9|2 ?0) ?\d ?\d)(?! ?\d)"),
+            re.compile(r"(?<!\d )(?<![\w])(?P<d>\d \d) (?P<m>\d \d) (?P<y>\d \d)(?! ?\w)"),
+            re.compile(r"\b(?:le|du|au|depuis\s+le|jusqu'au)\s+(?P<phi>(?P<d>\d{2})(?P<m>\d{2})(?P<y>(?:19|20)\d{2}))\b",
+                       _I),
+            # 16/09, 28.09 after "le", "du", "au" (a day without its year)
+            re.compile(r"\b(?:le|du|au|depuis\s+le|jusqu'au|C\d{1,2}|J\d{1,2})\s+(?P<phi>(?P<d>[0-3]?\d)\s?[/.]\s?"
+                       r"(?P<m>[01]?\d))(?![/.]?\d)", _I),
+            # en 2003, depuis 2003 -> 2003
+            re.compile(r"\b(?:en|depuis|année|l'année|dès|jusqu'en|avant|après|vers|fin|début|mi-|courant|"
+                       r"été|hiver|printemps|automne|né(?:e)? en)\s+(?P<phi>" + _YEAR4 + r")(?![,.]\d|\s*%)",
+                       _I),
+            # en mars, début juin -> the month
+            re.compile(r"\b(?:en|depuis|début|fin|mi-|courant|mois d[e'])\s*(?P<phi>" + _FULL_MONTH["fr"]
+                       + r")(?!\s+\d)", _I),
+        ),
+        "es": (
+            # 3 de abril de 2018, 13-noviembre-2017, 3 abril 2018, 24 de mayo
+            re.compile(r"\b" + _WEEKDAY["es"] + r"[0-3]?\d(?:º)?(?:\s+de\s+|\s+|-)(?:" + _MONTH["es"]
+                       + r")(?:(?:\s+del?\s+"
+                       r"(?:año\s+)?|\s+|-|,\s*)(?:" + _YEAR4 + r"))?(?![\w])", _I),
+            # octubre de 2016, noviembre del 2001, enero del año 2003, Junio 99
+            re.compile(r"\b(?:" + _MONTH["es"] + r")(?:\s+del?\s+(?:año\s+)?|\s+|-|/|,\s*)(?:"
+                       + _YEAR4 + r")", _I),
+            re.compile(r"\b(?:" + _FULL_MONTH["es"] + r")\s+(?:'|')?\d{2}\b(?![,.]?\d|\s*(?:%|mg|ml|años|"
+                       r"días|meses|semanas|horas))", _I),
+            # año 2004 (MEDDOCAN keeps "año")
+            re.compile(r"\baño\s+" + _YEAR4 + r"\b", _I),
+            # en 2003, desde 2003 -> 2003
+            re.compile(r"\b(?:en|desde|hasta|del|de|antes\s+de|después\s+de|hacia|verano|invierno|"
+                       r"primavera|otoño|principios\s+de|finales\s+de|mediados\s+de)\s+(?P<phi>" + _YEAR4
+                       + r")(?![,.]\d|\s*%|\s*(?:mg|ml|g|kg|UI|U)\b)", _I),
+            # en el mes de marzo, en marzo -> the month
+            re.compile(r"\b(?:en|desde|hasta|mes\s+de|principios\s+de|finales\s+de|mediados\s+de)\s+"
+                       r"(?P<phi>" + _FULL_MONTH["es"] + r")(?!\s+\d)", _I),
+        ),
+        "en": (
+            # February 26, 2020; Feb 3rd 2020; March 5
+            re.compile(r"\b" + _WEEKDAY["en"] + r"(?:" + _MONTH["en"]
+                       + r")\s+(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)?\b(?:,?\s+"
+                       + _YEAR4 + r"\b)?(?!\s*(?:%|mg|ml|years?|days?|weeks?|months?))", _I),
+            # 3 Feb 2020, 26th of February 2020, 3 March
+            re.compile(r"\b" + _WEEKDAY["en"] + r"[0-3]?\d(?:st|nd|rd|th)?(?:\s+of)?\s+(?:" + _MONTH["en"]
+                       + r")(?:,?\s+"
+                       + _YEAR4 + r"\b)?", _I),
+            # February 2020
+            re.compile(r"\b(?:" + _MONTH["en"] + r"),?\s+" + _YEAR4 + r"\b", _I),
+            # in 2003, since 2003 -> 2003
+            re.compile(r"\b(?:in|since|year|until|before|after|during|early|late|mid-|summer|winter|spring|"
+                       r"autumn|fall|born\s+in)\s+(?P<phi>" + _YEAR4 + r")(?![,.]\d|\s*%)", _I),
+            # in March -> the month
+            re.compile(r"\b(?:in|since|until|early|late|mid-|month\s+of)\s+(?P<phi>(?=(?-i:[A-Z]))"
+                       + _FULL_MONTH["en"]
+                       + r")(?!\s+\d)", _I),
+        ),
+    }
+
+    def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        if _PROPER_NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+            return None  # "Hospital Universitario 12 de Octubre" is a hospital, not a date
+        groups = match.groupdict()
+        if groups.get("d") and groups.get("m"):
+            day, month = int(groups["d"].replace(" ", "")), int(groups["m"].replace(" ", ""))
+            if not _numeric_ok(day, month):
+                return None
+        elif groups.get("m") and not 1 <= int(groups["m"]) <= 12:
+            return None
+        if language != "es" and _BIRTH_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+            return Label.BIRTH_DATE
+        return self.label
+
+
+_UNIT = {
+    "fr": r"(?:ans?|années?|mois|semaines?|jours?|heures?|h)",
+    "es": r"(?:años?|meses|mes|semanas?|días?|horas?)",
+    "en": r"(?:years?|months?|weeks?|days?|hours?)",
+}
+
+
+@register("relative_date", priority=55)
+class RelativeDateRecognizer(RegexRecognizer):
+    """Durations anchored to the note's date: "il y a 10 ans", "hace 3 meses", "2 weeks ago".
+
+    Tagged DATE: substitution shifts them in their own unit (PRIVACY.md)."""
+
+    name = "relative_date"
+    label = Label.DATE
+    patterns: ClassVar[Patterns] = {
+        "fr": (
+            re.compile(r"\b(?:il\s+y\s+a|depuis|dans|(?:d')?ici|voici|voilà)\s+(?:environ\s+|plus\s+de\s+|"
+                       r"moins\s+de\s+)?" + number_phrase("fr") + r"\s+" + _UNIT["fr"] + r"\b", _I),
+        ),
+        "es": (
+            re.compile(r"\b(?:hace|hacía|desde\s+hace|dentro\s+de|en\s+los\s+últimos|en\s+las\s+últimas)\s+"
+                       r"(?:unos\s+|unas\s+|más\s+de\s+|menos\s+de\s+|aproximadamente\s+)?"
+                       + number_phrase("es")
+                       + r"\s+" + _UNIT["es"] + r"\b", _I),
+        ),
+        "en": (
+            re.compile(r"\b" + number_phrase("en") + r"\s+" + _UNIT["en"] + r"\s+ago\b", _I),
+            re.compile(r"\b(?:in|(?:for|over|during)\s+the\s+(?:last|past|next))\s+" + number_phrase("en")
+                       + r"\s+" + _UNIT["en"] + r"\b", _I),
+        ),
+    }

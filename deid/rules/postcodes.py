@@ -1,0 +1,56 @@
+"""Postcodes in address context: "75013 Paris", "28034 Madrid", "C.P. 28034", "code postal : 75013".
+
+A five-digit number alone is too often a dose or a count; it counts as a postcode only next to a
+city-like capitalised word or after a postcode label.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deid.labels import Label
+from deid.rules.base import Patterns, RegexRecognizer
+from deid.rules.registry import register
+
+_I = re.IGNORECASE
+# A city: one or more capitalised words ("Paris", "Boulogne-Billancourt", "SAINT DENIS", "La Rochelle"),
+# not a unit or an abbreviation (UI, mg).
+_CITY = r"(?:[A-ZÀ-Ý][a-zà-ÿ]+|[A-ZÀ-Ý]{3,})(?:[\s\-](?:[A-ZÀ-Ý][a-zà-ÿ]+|[A-ZÀ-Ý]{2,}|sur|de|la|en|le|les))*"
+_NOT_CITY = re.compile(r"(?:UI|IU|mg|ml|kg|cell|cells|copies|plaquettes|leucocytes|hématies|unités|unidades|"
+                       r"CEDEX)\b", _I)
+_FR_CODE = r"(?:0[1-9]|[1-8]\d|9[0-8]|2[AB])\s?\d{3}"
+_ES_CODE = r"(?:0[1-9]|[1-4]\d|5[0-2])\d{3}"
+
+
+@register("postcode", priority=70)
+class PostcodeRecognizer(RegexRecognizer):
+    name = "postcode"
+    label = Label.POSTCODE
+    patterns: ClassVar[Patterns] = {
+        "fr": (
+            re.compile(r"(?<![\w,.])(?P<phi>" + _FR_CODE + r")(?![\w,.]\d)"
+                       r"(?=,?[ \t]+(?P<city>" + _CITY + r"))"),
+            re.compile(r"\b(?:code\s+postal|CP|C\.P\.)\s*:?\s*(?P<phi>" + _FR_CODE + r")(?!\d)", _I),
+            # after a street: "12 rue de la Paix, 75002"
+            re.compile(r"\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|bd|boulevard|place|chemin|allée|"
+                       r"impasse|quai|route|cours|square)\b[^\n\d]{2,60}?,?\s+(?P<phi>" + _FR_CODE
+                       + r")(?!\d)", _I),
+        ),
+        "es": (
+            re.compile(r"(?<![\w,.])(?P<phi>" + _ES_CODE + r")(?![\w,.]\d)"
+                       r"(?=,?[ \t]+(?P<city>" + _CITY + r"))"),
+            re.compile(r"\b(?:c[óo]digo\s+postal|CP|C\.P\.)\s*:?\s*(?P<phi>" + _ES_CODE + r")(?!\d)", _I),
+        ),
+        "en": (
+            re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*:?\s*(?P<phi>\d{5}(?:-\d{4})?)(?!\d)",
+                       _I),
+            re.compile(r"\b[A-Z]{2}\s(?P<phi>\d{5}(?:-\d{4})?)(?!\d)"),  # US: "MA 02115"
+        ),
+    }
+
+    def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        city = match.groupdict().get("city")
+        if city is not None and _NOT_CITY.match(city):
+            return None
+        return self.label

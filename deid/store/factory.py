@@ -1,0 +1,34 @@
+"""Choose the store from settings: Redis when configured, a local file when asked, else memory."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from deid.settings import Settings
+from deid.store.base import PatientStore
+from deid.store.memory import InMemoryStore
+
+
+def open_store(
+    settings: Settings, *, local_path: Path | str | None = None, rng: random.Random | None = None
+) -> PatientStore:
+    """The store for this process.
+
+    - ``local_path`` given (a command-line run asked to keep its memo between runs): a SQLite file;
+    - else ``settings.redis.url`` set: Redis (shared by every replica; the production choice);
+    - else the in-memory store (embedded default, one process, lost on exit).
+
+    No connection is made here; the first call connects, and a Redis store raises
+    ``StoreUnavailable`` from its calls (after bounded retries) when the server does not answer.
+    ``rng`` only jitters the Redis retry backoff.
+    """
+    if local_path is not None:
+        from deid.store.local import LocalFileStore
+
+        return LocalFileStore(local_path, patient_ttl_days=settings.redis.patient_ttl_days)
+    if settings.redis.url:
+        from deid.store.redis import RedisPatientStore
+
+        return RedisPatientStore.from_settings(settings.redis, rng=rng)
+    return InMemoryStore()

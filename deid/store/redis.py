@@ -1,0 +1,262 @@
+"""Redis store: the production store, shared by every worker replica.
+
+Layout (all keys of one patient share the hash tag ``{p:<patient>}``, hence one cluster slot, so
+each script touches a single slot)::
+
+    <prefix>:{p:<patient>}:memo     hash   value key -> surrogate
+    <prefix>:{p:<patient>}:budget   string integer micro-epsilon spent
+    <prefix>:{p:<patient>}:spends   hash   spend id -> "<spent>:<total>" of its first granted commit
+    <prefix>:{p:<patient>}:events   set    event keys already processed
+
+``patient`` and every value or event key are lowercase hex HMACs (``deid.keys.KeyHasher``); this
+module refuses anything else, so a raw name or id can never become a Redis key or field by
+mistake. One batch of one patient costs one round trip for ``lookup`` (HMGET) and one for
+``commit`` (EVALSHA of ``lua/commit.lua``). See docs/STORE.md for the threat model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from importlib import resources
+from typing import Any, TypeVar
+
+from redis import exceptions as rexc
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from deid.settings import RedisSettings
+from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
+
+T = TypeVar("T")
+
+_HEX = re.compile(r"[0-9a-f]{16,128}")
+_SPEND_ID = re.compile(r"[\x21-\x7e]{1,256}")  # printable ASCII, no spaces
+_PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # no glob or hash-tag characters
+_DAY_S = 86_400
+
+# Failures worth waiting out: the server is down, restarting (LOADING), slow (timeouts), failing
+# over (READONLY, MASTERDOWN), busy with a script, or full under noeviction (OOM).
+_RETRYABLE_PREFIXES = ("BUSY", "LOADING", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "OOM")
+
+
+def _load_script(name: str) -> str:
+    return resources.files("deid.store").joinpath("lua", name).read_text(encoding="utf-8")
+
+
+def check_hex(kind: str, value: str) -> None:
+    """Refuse anything that is not a keyed hash; the message never echoes the value."""
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        raise ValueError(f"{kind} must be a lowercase hex HMAC (deid.keys.KeyHasher), got something else")
+
+
+def check_spend_id(spend_id: str) -> None:
+    if not isinstance(spend_id, str) or not _SPEND_ID.fullmatch(spend_id):
+        raise ValueError("spend_id must be 1-256 printable ASCII characters without spaces")
+
+
+def check_release(release: Release) -> None:
+    check_hex("release key", release.key)
+    if not isinstance(release.cost_micro, int) or release.cost_micro < 0:
+        raise ValueError("cost_micro must be a non-negative integer")
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, rexc.AuthenticationError | rexc.AuthorizationError):
+        return False  # wrong credentials do not fix themselves
+    if isinstance(exc, rexc.ConnectionError | rexc.TimeoutError | OSError):
+        return True
+    if isinstance(exc, rexc.ResponseError):
+        return str(exc).upper().startswith(_RETRYABLE_PREFIXES)
+    return False
+
+
+class RedisPatientStore(PatientStore):
+    """``PatientStore`` on Redis with bounded retries and exponential backoff.
+
+    When Redis does not answer after ``max_retries`` retries, ``StoreUnavailable`` is raised: the
+    caller must pause (back-pressure), never continue without the memo. Errors that waiting cannot
+    fix (wrong credentials, an ACL denial) raise it at once, so callers handle one exception type;
+    only invalid arguments raise ``ValueError``. Retrying a ``commit`` is
+    safe: if a lost reply had in fact been applied, the retry is a replay (spend id already charged,
+    memo entries already there), so nothing is charged twice and the surrogates are the same.
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        key_prefix: str = "deid",
+        patient_ttl_days: int = 0,
+        max_retries: int = 5,
+        retry_backoff_s: float = 0.1,
+        retry_backoff_max_s: float = 5.0,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if not _PREFIX.fullmatch(key_prefix):
+            raise ValueError("key_prefix must be 1-64 characters among A-Z a-z 0-9 _ . : -")
+        if patient_ttl_days < 0 or max_retries < 0:
+            raise ValueError("patient_ttl_days and max_retries must be >= 0")
+        self._client = client
+        self._prefix = key_prefix
+        self._ttl_s = patient_ttl_days * _DAY_S
+        self._max_retries = max_retries
+        self._backoff_s = retry_backoff_s
+        self._backoff_max_s = retry_backoff_max_s
+        # Jitter only spreads replicas' retries apart; it needs no secure generator.
+        self._rng = rng or random.Random()
+        self._sleep = sleep
+        self._commit = client.register_script(_load_script("commit.lua"))
+        self._mark = client.register_script(_load_script("mark.lua"))
+        self._erase = client.register_script(_load_script("erase.lua"))
+
+    @classmethod
+    def from_settings(cls, settings: RedisSettings, *, rng: random.Random | None = None) -> RedisPatientStore:
+        """Client from ``settings.url`` (``redis://`` or ``rediss://``, password in the URL)."""
+        if not settings.url:
+            raise ValueError("settings.redis.url is not set")
+        kwargs: dict[str, Any] = {
+            "socket_timeout": settings.socket_timeout_s,
+            "socket_connect_timeout": settings.socket_timeout_s,
+            "decode_responses": True,
+            # Retries are ours (bounded, then StoreUnavailable), not the client's.
+            "retry": Retry(NoBackoff(), 0),
+            "health_check_interval": 30,
+        }
+        if settings.ssl_ca_certs is not None:
+            if not settings.url.startswith("rediss://"):
+                raise ValueError("redis.ssl_ca_certs needs a rediss:// URL")
+            kwargs["ssl_ca_certs"] = str(settings.ssl_ca_certs)
+        client = Redis.from_url(settings.url, **kwargs)
+        return cls(
+            client,
+            key_prefix=settings.key_prefix,
+            patient_ttl_days=settings.patient_ttl_days,
+            max_retries=settings.max_retries,
+            retry_backoff_s=settings.retry_backoff_s,
+            retry_backoff_max_s=settings.retry_backoff_max_s,
+            rng=rng,
+        )
+
+    @property
+    def client(self) -> Redis:
+        return self._client
+
+    def keys(self, patient: str) -> list[str]:
+        """The patient's four keys: memo, budget, spends, events (in the scripts' KEYS order)."""
+        check_hex("patient", patient)
+        base = f"{self._prefix}:{{p:{patient}}}"
+        return [f"{base}:memo", f"{base}:budget", f"{base}:spends", f"{base}:events"]
+
+    def backoff_delay(self, attempt: int) -> float:
+        """Delay before retry ``attempt`` (0-based): exponential, capped, with equal jitter."""
+        delay = min(self._backoff_max_s, self._backoff_s * (2**attempt))
+        return delay / 2 + self._rng.random() * delay / 2
+
+    async def _run(self, op: str, call: Callable[[], Awaitable[T]]) -> T:
+        last = "no attempt"
+        for attempt in range(self._max_retries + 1):
+            try:
+                return await call()
+            except (rexc.AuthenticationError, rexc.AuthorizationError) as exc:
+                raise StoreUnavailable(f"Redis refused the credentials during {op}") from exc
+            except (rexc.RedisError, OSError) as exc:
+                if not _retryable(exc):  # ACL denial, wrong key type...: waiting will not help
+                    raise StoreUnavailable(f"Redis refused {op} ({type(exc).__name__})") from exc
+                last = type(exc).__name__
+            if attempt < self._max_retries:
+                await self._sleep(self.backoff_delay(attempt))
+        raise StoreUnavailable(
+            f"Redis unavailable during {op} after {self._max_retries + 1} attempts ({last})"
+        )
+
+    async def lookup(self, patient: str, keys: Sequence[str]) -> dict[str, str]:
+        memo = self.keys(patient)[0]
+        wanted = list(dict.fromkeys(keys))
+        for k in wanted:
+            check_hex("value key", k)
+        if not wanted:
+            return {}
+        values = await self._run("lookup", lambda: self._client.hmget(memo, wanted))
+        return {k: str(v) for k, v in zip(wanted, values, strict=True) if v is not None}
+
+    async def commit(
+        self, patient: str, spend_id: str, releases: Sequence[Release], cap_micro: int
+    ) -> CommitResult:
+        keys = self.keys(patient)
+        check_spend_id(spend_id)
+        if not isinstance(cap_micro, int) or cap_micro < 0:
+            raise ValueError("cap_micro must be a non-negative integer")
+        args: list[str | int] = [cap_micro, spend_id, self._ttl_s]
+        for r in releases:
+            check_release(r)
+            args += [r.key, r.surrogate, r.cost_micro]
+        granted, spent_now, total, replay, values, rec_spent, rec_total = await self._run(
+            "commit", lambda: self._commit(keys=keys, args=args)
+        )
+        surrogates: dict[str, str] = {}
+        refused: set[str] = set()
+        for r, v in zip(releases, values, strict=True):
+            if v is None:
+                refused.add(r.key)
+            else:
+                surrogates[r.key] = v
+        return CommitResult(
+            surrogates=surrogates,
+            granted=bool(granted),
+            spent_micro=int(spent_now),
+            total_micro=int(total),
+            replay=bool(replay),
+            refused_keys=frozenset(refused),
+            recorded_spent_micro=int(rec_spent),
+            recorded_total_micro=int(rec_total),
+        )
+
+    async def spent(self, patient: str) -> int:
+        budget = self.keys(patient)[1]
+        value = await self._run("spent", lambda: self._client.get(budget))
+        return int(value or 0)
+
+    async def mark_processed(self, patient: str, event_key: str) -> bool:
+        keys = self.keys(patient)
+        check_hex("event key", event_key)
+        added = await self._run(
+            "mark_processed", lambda: self._mark(keys=keys, args=[event_key, self._ttl_s])
+        )
+        return bool(added)
+
+    async def erase_patient(self, patient: str) -> int:
+        keys = self.keys(patient)
+        return int(await self._run("erase_patient", lambda: self._erase(keys=keys)))
+
+    async def ping(self) -> None:
+        """Readiness probe: raises ``StoreUnavailable`` when Redis does not answer."""
+        await self._run("ping", lambda: self._client.ping())
+
+    async def purge_prefix(self, key_prefix: str, *, batch: int = 500) -> int:
+        """Delete every patient key under ``key_prefix`` (an old keyspace after a secret rotation).
+
+        Scans with SCAN (no blocking KEYS) and unlinks in batches; returns the number of keys removed.
+        Keys under a longer prefix (``deid:e2`` when purging ``deid``) are not matched.
+        """
+        if not _PREFIX.fullmatch(key_prefix):
+            raise ValueError("key_prefix must be 1-64 characters among A-Z a-z 0-9 _ . : -")
+        pattern = f"{key_prefix}:{{p:*"
+
+        async def scan() -> list[str]:
+            return [k async for k in self._client.scan_iter(match=pattern, count=batch)]
+
+        found = await self._run("purge_prefix", scan)
+        removed = 0
+        for i in range(0, len(found), batch):
+            chunk = found[i : i + batch]
+            removed += int(await self._run("purge_prefix", partial(self._client.unlink, *chunk)))
+        return removed
+
+    async def close(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,245 @@
+"""Format-preserving random surrogates: phones, identifiers with valid check digits, e-mails,
+URLs, IP addresses, streets, organisations, countries, professions.
+
+Every generator keeps the original's shape (length, separators, letter case, prefixes that only
+say the country or the kind of line) and draws everything else from the injected generator.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+
+_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+
+def _rand_digits(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(n))
+
+
+def reshape(template: str, chars: str) -> str:
+    """Write ``chars`` (alphanumerics) into the alphanumeric slots of ``template``."""
+    it = iter(chars)
+    out = []
+    for c in template:
+        out.append(next(it, c) if c.isalnum() else c)
+    return "".join(out)
+
+
+def _alnum(text: str) -> str:
+    return "".join(c for c in text if c.isalnum())
+
+
+# ------------------------------------------------------------------------------------ phones
+
+def phone_digits(rng: random.Random, original: str) -> str:
+    """Surrogate for the significant part of a phone number (its last 9 digits, the memo's
+    normalised form): the first digit (mobile / geographic / special) is kept, the rest drawn."""
+    digits = re.sub(r"\D", "", original)
+    sig = digits[-9:] if len(digits) >= 9 else digits
+    if not sig:
+        return ""
+    return sig[0] + _rand_digits(rng, len(sig) - 1)
+
+
+def render_phone(original: str, sig: str) -> str:
+    """Put the significant digits ``sig`` into the original's shape (country code, trunk prefix
+    and grouping kept)."""
+    digits = re.sub(r"\D", "", original)
+    keep = digits[: len(digits) - len(sig)] if len(digits) >= len(sig) else ""
+    new = keep + sig
+    it = iter(new)
+    out = []
+    for c in original:
+        out.append(next(it, c) if c.isdigit() else c)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------- check digits
+
+def nir_key(body13: str) -> str:
+    """French NIR key: 97 - (number mod 97), Corsican 2A/2B read as 19/18."""
+    n = int(body13.upper().replace("2A", "19").replace("2B", "18"))
+    return f"{97 - n % 97:02d}"
+
+
+def dni_letter(number: int) -> str:
+    return _DNI_LETTERS[number % 23]
+
+
+def iban_check(country: str, bban: str) -> str:
+    moved = bban + country + "00"
+    num = "".join(str(int(c, 36)) for c in moved.upper())
+    return f"{98 - int(num) % 97:02d}"
+
+
+def iban_valid(iban: str) -> bool:
+    s = _alnum(iban).upper()
+    if len(s) < 5:
+        return False
+    moved = s[4:] + s[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _luhn_complete(body: str) -> str:
+    for d in string.digits:
+        if luhn_valid(body + d):
+            return body + d
+    raise AssertionError("unreachable")
+
+
+def identifier(rng: random.Random, original: str) -> str:
+    """A random identifier in the original's shape, with a valid check digit when the original
+    is a NIR, a DNI / NIE, an IBAN, or a Luhn-valid number (RPPS, SIRET...)."""
+    raw = _alnum(original)
+    up = raw.upper()
+    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{8,30}", up) and iban_valid(up):
+        country = up[:2]
+        bban = "".join(rng.choice(string.digits) if c.isdigit() else rng.choice(string.ascii_uppercase)
+                       for c in up[4:])
+        new = country + iban_check(country, bban) + bban
+        return reshape(original, _case_like(raw, new))
+    if re.fullmatch(r"[12]\d{12}\d{2}", up):  # NIR: sex, yy, mm, dept, commune, order, key
+        # the sex digit is kept: the note's titles and pronouns already say it
+        body = (up[0] + _rand_digits(rng, 2) + f"{rng.randint(1, 12):02d}"
+                + f"{rng.randint(1, 95):02d}")
+        body = body.replace("20", "21", 1) if body[5:7] == "20" else body
+        body += _rand_digits(rng, 3) + f"{rng.randint(1, 999):03d}"
+        return reshape(original, body + nir_key(body))
+    m = re.fullmatch(r"([XYZ]?)(\d{7,8})([A-Z])", up)
+    if m and (len(m.group(1)) + len(m.group(2))) in (8, 9):  # DNI / NIE
+        prefix = rng.choice("XYZ") if m.group(1) else ""
+        num = _rand_digits(rng, len(m.group(2)))
+        value = int(str("XYZ".index(prefix)) + num) if prefix else int(num)
+        return reshape(original, _case_like(raw, prefix + num + dni_letter(value)))
+    if raw.isdigit() and len(raw) >= 8 and luhn_valid(raw):
+        return reshape(original, _luhn_complete(_rand_digits(rng, len(raw) - 1)))
+    new = "".join(
+        rng.choice(string.digits) if c.isdigit()
+        else rng.choice(string.ascii_uppercase) if c.isupper()
+        else rng.choice(string.ascii_lowercase) if c.isalpha() else c
+        for c in raw)
+    if new == raw and raw:
+        return identifier(rng, original)
+    return reshape(original, new)
+
+
+def _case_like(template: str, value: str) -> str:
+    return "".join(v.lower() if t.islower() else v for t, v in zip(template, value, strict=False)) + value[
+        len(template):]
+
+
+# ------------------------------------------------------------------------ e-mail, URL, IP
+
+_WORDS = ("alpha", "boreal", "cedre", "delta", "erable", "fjord", "granit", "hetre", "iris", "jade",
+          "kiwi", "lagon", "mistral", "nacre", "opale", "pollen", "quartz", "rivage", "saule", "topaze")
+
+
+def email(rng: random.Random, original: str, first: str, last: str) -> str:
+    """A surrogate address built on a surrogate name; the top-level domain is kept."""
+    tld = original.rsplit(".", 1)[-1] if "." in original.rsplit("@", 1)[-1] else "fr"
+    local = (f"{_ascii(first)}.{_ascii(last)}" if first and last
+             else f"{rng.choice(_WORDS)}{rng.randint(1, 99)}")
+    return f"{local}@{rng.choice(_WORDS)}-{rng.choice(_WORDS)}.{tld.lower()}"
+
+
+def url(rng: random.Random, original: str) -> str:
+    m = re.match(r"(?i)^(https?://)?(www\.)?([^/]+?)(\.[a-z]{2,})(/.*)?$", original.strip())
+    if not m:
+        return f"www.{rng.choice(_WORDS)}-{rng.choice(_WORDS)}.org"
+    scheme, www, _, tld, path = m.groups()
+    new_path = f"/{rng.choice(_WORDS)}" if path and path != "/" else (path or "")
+    return f"{scheme or ''}{www or ''}{rng.choice(_WORDS)}-{rng.choice(_WORDS)}{tld.lower()}{new_path}"
+
+
+def ip(rng: random.Random, original: str) -> str:
+    if ":" in original:
+        return ":".join(f"{rng.randrange(65536):x}" for _ in range(8))
+    return ".".join(str(rng.randint(1, 254)) for _ in range(4))
+
+
+def _ascii(text: str) -> str:
+    import unicodedata
+    norm = unicodedata.normalize("NFD", text)
+    return "".join(c for c in norm if c.isascii() and (c.isalnum() or c == "-")).lower()
+
+
+# ---------------------------------------------------------------- streets, organisations, misc
+
+_STREET = {
+    "fr": (("rue", "avenue", "boulevard", "impasse", "chemin", "place", "allée"),
+           ("des Lilas", "Victor Hugo", "de la Gare", "des Écoles", "du Moulin", "Pasteur", "Jean Jaurès",
+            "des Tilleuls", "de la République", "du Stade", "des Vignes", "Gambetta")),
+    "es": (("calle", "avenida", "paseo", "plaza", "camino"),
+           ("Mayor", "del Sol", "de la Paz", "Real", "de Alcalá", "del Carmen", "San Juan", "de Goya",
+            "de los Olivos", "Nueva")),
+    "en": (("Street", "Avenue", "Road", "Lane", "Drive"),
+           ("Oak", "Maple", "Main", "Park", "Elm", "Church", "Mill", "Station", "High", "Cedar")),
+}
+
+_ORG = {
+    "fr": ("Centre hospitalier de {c}", "Clinique {n}", "Hôpital {n}", "EHPAD Les Tilleuls",
+           "Cabinet médical de {c}"),
+    "es": ("Hospital Universitario de {c}", "Clínica {n}", "Centro de Salud de {c}", "Hospital {n}"),
+    "en": ("{c} General Hospital", "St {n} Hospital", "{c} Medical Center", "{n} Clinic"),
+}
+
+_COUNTRIES = {
+    "fr": ("Belgique", "Suisse", "Portugal", "Italie", "Maroc", "Algérie", "Sénégal", "Canada", "Pologne"),
+    "es": ("Portugal", "Francia", "Italia", "Marruecos", "Argentina", "Colombia", "Perú", "Rumanía"),
+    "en": ("Canada", "Ireland", "Australia", "Germany", "India", "Mexico", "Poland", "Nigeria"),
+}
+
+_PROFESSIONS = {
+    "fr": ("employé de bureau", "agriculteur", "enseignant", "commerçant", "retraité", "artisan"),
+    "es": ("administrativo", "agricultor", "profesor", "comerciante", "jubilado", "artesano"),
+    "en": ("office worker", "farmer", "teacher", "shopkeeper", "retired", "craftsman"),
+}
+
+
+def street(rng: random.Random, lang: str, original: str) -> str:
+    types, names = _STREET.get(lang, _STREET["fr"])
+    kind, name = rng.choice(types), rng.choice(names)
+    has_number = bool(re.match(r"\s*\d", original))
+    num = f"{rng.randint(1, 120)} " if has_number else ""
+    if lang == "en":
+        return f"{num}{name} {kind}"
+    body = f"{kind} {name}"
+    if original[:1].isupper() and not has_number:
+        body = body[:1].upper() + body[1:]
+    return f"{num}{body}"
+
+
+def organisation(rng: random.Random, lang: str, city: str, surname: str) -> str:
+    return rng.choice(_ORG.get(lang, _ORG["fr"])).format(c=city, n=surname)
+
+
+def country(rng: random.Random, lang: str, original: str) -> str:
+    pool = [c for c in _COUNTRIES.get(lang, _COUNTRIES["fr"]) if c.casefold() != original.strip().casefold()]
+    return rng.choice(pool)
+
+
+def profession(rng: random.Random, lang: str) -> str:
+    return rng.choice(_PROFESSIONS.get(lang, _PROFESSIONS["fr"]))
+
+
+def postcode(rng: random.Random, original: str, place_postcode: str = "") -> str:
+    """A postcode in the original's shape; the surrogate place's own postcode when known (so a
+    postcode next to a substituted city matches that city)."""
+    digits = re.sub(r"\D", "", original)
+    if place_postcode and len(place_postcode) == len(digits):
+        return reshape(original, place_postcode)
+    if len(digits) == 5:
+        return reshape(original, f"{rng.randint(1, 95):02d}{rng.randint(0, 99):02d}0")
+    return reshape(original, _rand_digits(rng, len(digits))) if digits else identifier(rng, original)

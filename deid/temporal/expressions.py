@@ -1,0 +1,382 @@
+"""Parse a DATE / AGE mention into a value with its unit and written form, and render it back.
+
+A parsed mention keeps a *template*: its text with the variable parts replaced by tokens
+(``{DD}/{MM}/{YYYY}``, ``il y a {N} {U}``), so that a noisy value is rendered in the same format,
+case and language as the original ("26 février 2020" stays a French written date, "il y a 10 ans"
+stays relative, "12/02/2020" stays dd/mm/yyyy). The unit is how the expression is written: an exact
+date is in days, "février 2020" in months, "2019" in years, "il y a 3 semaines" in weeks.
+
+Numeric dates are read day-first in every language (the 2023 paper's English example
+"12/02/2020" is 12 February); month-first is used only when day-first is not a valid date.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from typing import Literal, cast
+
+from deid.temporal.lexicon import (
+    FEMININE_UNITS,
+    MONTHS,
+    NUMBERS,
+    ONE_FEMININE,
+    UNIT_WORDS,
+    fold,
+    month_index,
+    number_value,
+    unit_of,
+)
+
+Unit = Literal["day", "week", "month", "year"]
+Kind = Literal["date", "relative", "age"]
+Lang = Literal["fr", "es", "en"]
+_UNITS: tuple[Unit, ...] = ("day", "week", "month", "year")
+
+
+@dataclass(frozen=True, slots=True)
+class Temporal:
+    kind: Kind
+    unit: Unit
+    lang: str
+    template: str
+    when: date | None = None  # kind "date": the date, truncated to its unit (day 1 / January 1)
+    amount: int = 0  # kinds "relative" and "age": the magnitude in ``unit``
+    past: bool = True  # kind "relative": before the reference date
+    unit_word: tuple[str, str] = ("", "")  # (singular, plural) as written
+
+    def canonical(self) -> str:
+        """Spelling-independent form: the memo's value and the stored surrogate."""
+        if self.kind == "date":
+            assert self.when is not None
+            return f"date:{self.unit}:{self.when.isoformat()}"
+        return f"{self.kind}:{self.unit}:{self.amount}"
+
+
+def from_canonical(template: Temporal, canonical: str) -> Temporal:
+    """``template`` (a parsed mention) carrying the value of a stored canonical surrogate."""
+    kind, _unit, value = canonical.split(":", 2)
+    if kind == "date":
+        return replace(template, when=date.fromisoformat(value))
+    return replace(template, amount=int(value))
+
+
+# ---------------------------------------------------------------------------------------- parse
+
+def _alt(words: list[str]) -> str:
+    uniq = sorted({w for w in words} | {fold(w) for w in words}, key=len, reverse=True)
+    return "|".join(re.escape(w) for w in uniq)
+
+
+_MON = {lang: _alt(list(names)) for lang, names in MONTHS.items()}
+_NUM = {lang: r"\d{1,3}|" + _alt([*NUMBERS[lang][1:], *(["une", "un"] if lang == "fr" else []),
+                                   *(["una", "un"] if lang == "es" else [])]) for lang in NUMBERS}
+_UNIT = {lang: _alt([w for fams in UNIT_WORDS[lang].values() for f in fams for w in f])
+         for lang in UNIT_WORDS}
+_B = r"(?<![\w])"
+_E = r"(?![\w])"
+
+
+def _date_patterns(lang: str) -> list[tuple[re.Pattern[str], Unit]]:
+    mon = _MON[lang]
+    pats: list[tuple[str, Unit]] = [
+        (r"(?P<Y>\d{4})-(?P<M>\d{1,2})-(?P<D>\d{1,2})", "day"),
+        # HL7 / compact timestamps: YYYYMMDD, optionally followed by a time of day (kept as is)
+        (r"(?P<Y>(?:1[89]|20)\d{2})(?P<M>[01]\d)(?P<D>[0-3]\d)(?:\d{2}){0,3}", "day"),
+        (r"(?P<D>\d{1,2})(?P<s>[/.\-])(?P<M>\d{1,2})(?P=s)(?P<Y>\d{4}|\d{2})", "day"),
+    ]
+    if lang == "en":
+        pats += [
+            (rf"(?P<MON>{mon})\.?\s+(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?,?\s+(?P<Y>\d{{4}})", "day"),
+            (rf"(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?\s+(?:of\s+)?(?P<MON>{mon})\.?,?\s+(?P<Y>\d{{4}})",
+             "day"),
+        ]
+    else:
+        er = r"(?P<er>er)?" if lang == "fr" else ""
+        pats += [(rf"(?P<D>\d{{1,2}}){er}\s+(?:de\s+)?(?P<MON>{mon})\.?\s+(?:(?:de|del)\s+)?(?P<Y>\d{{4}})",
+                  "day")]
+    pats += [
+        (rf"(?P<MON>{mon})\.?\s+(?:(?:de|del|of)\s+)?(?P<Y>\d{{4}})", "month"),
+        (r"(?P<M>\d{1,2})(?P<s>[/.\-])(?P<Y>\d{4})", "month"),
+        (r"(?P<Y>(?:1[89]|20)\d{2})", "year"),
+    ]
+    return [(re.compile(_B + p + _E, re.IGNORECASE), u) for p, u in pats]
+
+
+_DATE_PATS = {lang: _date_patterns(lang) for lang in MONTHS}
+
+_REL_PRE = {
+    "fr": {"il y a": True, "depuis": True, "dans": False, "pendant": True, "durant": True},
+    "es": {"desde hace": True, "hace": True, "dentro de": False, "durante": True, "en": False},
+    "en": {"for": True, "in": False, "within": False},
+}
+_REL_POST = {"en": {"ago": True, "earlier": True, "before": True, "prior": True, "later": False,
+                    "after": False}}
+
+
+def _month_style(word: str) -> str:
+    if word.isupper() and len(word) > 1:
+        return "{MON}"
+    return "{Mon}" if word[:1].isupper() else "{mon}"
+
+
+def _pad_token(text: str, name: str) -> str:
+    return "{" + name + name + "}" if len(text) == 2 else "{" + name + "}"
+
+
+def _two_digit_year(yy: int, ref: date | None) -> int:
+    pivot = (ref.year % 100 + 10) if ref else 30  # years up to ten ahead of the reference are "this" century
+    century = (ref.year // 100 * 100) if ref else 2000
+    return century + yy if yy <= pivot else century - 100 + yy
+
+
+def _build(text: str, parts: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for s, e, tok in sorted(parts):
+        out.append(text[pos:s])
+        out.append(tok)
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _parse_date(text: str, lang: str, ref: date | None) -> Temporal | None:
+    for pat, unit in _DATE_PATS[lang]:
+        m = pat.search(text)
+        if not m:
+            continue
+        g = m.groupdict()
+        parts: list[tuple[int, int, str]] = []
+        ytxt = g["Y"]
+        year = int(ytxt) if len(ytxt) == 4 else _two_digit_year(int(ytxt), ref)
+        parts.append((*m.span("Y"), "{YYYY}" if len(ytxt) == 4 else "{YY}"))
+        month = 1
+        if g.get("MON"):
+            idx = month_index(lang, g["MON"])
+            if idx is None:
+                continue
+            month = idx
+            parts.append((*m.span("MON"), _month_style(g["MON"])))
+        elif g.get("M"):
+            month = int(g["M"])
+            parts.append((*m.span("M"), _pad_token(g["M"], "M")))
+        day = 1
+        if g.get("D"):
+            day = int(g["D"])
+            if g.get("er") or (lang == "fr" and g.get("MON")):  # French writes "1er mars"
+                parts.append((m.start("D"), m.end("er") if g.get("er") else m.end("D"), "{D1}"))
+            elif g.get("th"):
+                parts.append((m.start("D"), m.end("th"), "{Dth}"))
+            else:
+                parts.append((*m.span("D"), _pad_token(g["D"], "D")))
+        if month > 12 and g.get("M") and g.get("D") and day <= 12:  # month-first numeric date
+            month, day = day, month
+            swap = {"{M}": "{D}", "{MM}": "{DD}", "{D}": "{M}", "{DD}": "{MM}"}
+            parts = [(s, e, swap.get(t, t)) for s, e, t in parts]
+        try:
+            when = date(year, month, day)
+        except ValueError:
+            continue
+        return Temporal("date", unit, lang, _build(text, parts), when=when)
+    return None
+
+
+def _amount_parts(text: str, lang: str, m: re.Match[str]) -> tuple[int, list[tuple[int, int, str]]] | None:
+    ntxt = m.group("N")
+    n = number_value(lang, ntxt)
+    if n is None:
+        return None
+    tok = "{N}" if ntxt.isdigit() else "{Wc}" if ntxt[:1].isupper() else "{W}"
+    return n, [(*m.span("N"), tok)]
+
+
+def _unit_part(m: re.Match[str], text: str) -> tuple[int, int, str]:
+    u = m.group("U")
+    if m.end("U") < len(text) and text[m.end("U")] == "-":  # "40-year-old": invariable adjective
+        return (m.start("U"), m.start("U"), "")
+    return (*m.span("U"), "{Uc}" if u[:1].isupper() else "{U}")
+
+
+def _parse_amount(text: str, lang: str, kind: Kind) -> Temporal | None:
+    num, unit_alt = _NUM[lang], _UNIT[lang]
+    pat = re.compile(rf"{_B}(?P<N>{num})(?:\s+|-)?(?P<U>{unit_alt}){_E}", re.IGNORECASE)
+    m = pat.search(text)
+    if m is None:
+        if kind != "age":
+            return None
+        m2 = re.search(r"(?<!\d)(?P<N>\d{1,3})(?!\d)", text)
+        if m2 is None:
+            return None
+        return Temporal("age", "year", lang, _build(text, [(*m2.span("N"), "{N}")]),
+                        amount=int(m2.group("N")))
+    got = _amount_parts(text, lang, m)
+    uw = unit_of(lang, m.group("U"))
+    if got is None or uw is None:
+        return None
+    n, parts = got
+    unit, family = uw
+    parts.append(_unit_part(m, text))
+    past = True
+    if kind == "relative":
+        before = fold(text[: m.start()]).strip()
+        after = fold(text[m.end():]).strip()
+        for w, is_past in _REL_PRE.get(lang, {}).items():
+            if before.endswith(w):
+                past = is_past
+                break
+        for w, is_past in _REL_POST.get(lang, {}).items():
+            if after.startswith(w):
+                past = is_past
+                break
+    return Temporal(kind, cast(Unit, unit), lang, _build(text, [p for p in parts if p[2] or p[0] != p[1]]),
+                    amount=n, past=past, unit_word=family)
+
+
+def parse(text: str, lang: str, *, age: bool = False, ref: date | None = None) -> Temporal | None:
+    """The value of a DATE (``age=False``) or AGE mention, or None when it cannot be read.
+
+    ``ref`` (the document date) only resolves two-digit years. Text with braces is not parsed.
+    """
+    if lang not in MONTHS or "{" in text or "}" in text:
+        return None
+    if age:
+        return _parse_amount(text, lang, "age")
+    return _parse_date(text, lang, ref) or _parse_amount(text, lang, "relative")
+
+
+# --------------------------------------------------------------------------------------- render
+
+def _written(lang: str, n: int, unit_sg: str) -> str:
+    if n == 1 and lang in ONE_FEMININE and unit_sg in FEMININE_UNITS:
+        return ONE_FEMININE[lang]
+    if n == 1 and lang == "es":
+        return "un"
+    if 0 <= n < len(NUMBERS[lang]):
+        return NUMBERS[lang][n]
+    return str(n)
+
+
+def _ordinal_en(d: int) -> str:
+    suffix = "th" if 10 <= d % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(d % 10, "th")
+    return f"{d}{suffix}"
+
+
+_TOKEN = re.compile(r"\{(\w+)\}")
+
+
+def render(t: Temporal) -> str:
+    """The text of ``t`` in its template's format and language."""
+    sg, pl = t.unit_word
+    singular = t.amount in (0, 1) if t.lang == "fr" else t.amount == 1
+    word = sg if singular else pl
+
+    def tok(m: re.Match[str]) -> str:
+        name = m.group(1)
+        w = t.when
+        if name in ("N",):
+            return str(t.amount)
+        if name in ("W", "Wc"):
+            s = _written(t.lang, t.amount, sg)
+            return s[:1].upper() + s[1:] if name == "Wc" else s
+        if name in ("U", "Uc"):
+            return word[:1].upper() + word[1:] if name == "Uc" else word
+        assert w is not None
+        match name:
+            case "D":
+                return str(w.day)
+            case "DD":
+                return f"{w.day:02d}"
+            case "D1":
+                return "1er" if w.day == 1 else str(w.day)
+            case "Dth":
+                return _ordinal_en(w.day)
+            case "M":
+                return str(w.month)
+            case "MM":
+                return f"{w.month:02d}"
+            case "YYYY":
+                return f"{w.year:04d}"
+            case "YY":
+                return f"{w.year % 100:02d}"
+            case "MON" | "Mon" | "mon":
+                mon = MONTHS[t.lang][w.month - 1]
+                return mon.upper() if name == "MON" else (mon.capitalize() if name == "Mon" else mon.lower())
+        raise ValueError("unknown template token")
+
+    return _TOKEN.sub(tok, t.template)
+
+
+# ------------------------------------------------------------------------------ values in units
+
+def _months(d: date) -> int:
+    return d.year * 12 + d.month - 1
+
+
+def offset(t: Temporal, ref: date | None) -> int:
+    """The value the noise is added to, in ``t.unit``: signed distance from ``ref`` for a date
+    (days, months or years), the magnitude for a relative expression or an age."""
+    if t.kind != "date":
+        return t.amount
+    assert t.when is not None and ref is not None
+    if t.unit == "day":
+        return (t.when - ref).days
+    if t.unit == "month":
+        return _months(t.when) - _months(ref)
+    return t.when.year - ref.year
+
+
+def with_offset(t: Temporal, ref: date | None, value: int) -> Temporal:
+    """``t`` moved to ``value`` (see ``offset``), clamped to what the format can say."""
+    if t.kind != "date":
+        floor = 0 if t.kind == "age" else 1  # "il y a 0 ans" reads as an error, not as noise
+        return replace(t, amount=max(floor, value))
+    assert ref is not None
+    lo, hi = date(1, 1, 1), date(9999, 12, 31)
+    if t.unit == "day":
+        try:
+            return replace(t, when=ref + timedelta(days=value))
+        except OverflowError:
+            return replace(t, when=lo if value < 0 else hi)
+    if t.unit == "month":
+        m = min(max(_months(ref) + value, _months(lo)), _months(hi))
+        return replace(t, when=date(m // 12, m % 12 + 1, 1))
+    return replace(t, when=date(min(max(ref.year + value, 1), 9999), 1, 1))
+
+
+def generalize(t: Temporal) -> str | None:
+    """The coarse deterministic fallback of an over-budget date: its year (None if not a date)."""
+    if t.kind == "date" and t.when is not None:
+        return f"{t.when.year:04d}"
+    return None
+
+
+def _truncate(t: Temporal, d: date) -> Temporal:
+    if t.unit == "month":
+        d = d.replace(day=1)
+    elif t.unit == "year":
+        d = d.replace(month=1, day=1)
+    return replace(t, when=d)
+
+
+def offset_days(t: Temporal | None, ref: date) -> int:
+    """Signed days from ``ref`` of a date expression (the interval baseline works in days)."""
+    assert t is not None and t.when is not None
+    return (t.when - ref).days
+
+
+def with_offset_days(t: Temporal, ref: date, days: int) -> Temporal:
+    try:
+        return _truncate(t, ref + timedelta(days=days))
+    except OverflowError:
+        return _truncate(t, date(1, 1, 1) if days < 0 else date(9999, 12, 31))
+
+
+def shifted(t: Temporal, days: int) -> Temporal:
+    """``t`` moved by ``days`` (a date); durations and ages are left as they are."""
+    if t.kind != "date" or t.when is None:
+        return t
+    try:
+        return _truncate(t, t.when + timedelta(days=days))
+    except OverflowError:
+        return t

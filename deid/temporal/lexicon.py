@@ -1,0 +1,87 @@
+"""Month names, unit words and small written numbers of FR / ES / EN."""
+
+from __future__ import annotations
+
+import unicodedata
+
+MONTHS: dict[str, tuple[str, ...]] = {
+    "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
+           "octobre", "novembre", "décembre"),
+    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre",
+           "octubre", "noviembre", "diciembre"),
+    "en": ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December"),
+}
+
+# unit -> list of (singular, plural) word families, per language
+UNIT_WORDS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
+    "fr": {
+        "day": (("jour", "jours"),),
+        "week": (("semaine", "semaines"),),
+        "month": (("mois", "mois"),),
+        "year": (("an", "ans"), ("année", "années")),
+    },
+    "es": {
+        "day": (("día", "días"),),
+        "week": (("semana", "semanas"),),
+        "month": (("mes", "meses"),),
+        "year": (("año", "años"),),
+    },
+    "en": {
+        "day": (("day", "days"),),
+        "week": (("week", "weeks"),),
+        "month": (("month", "months"),),
+        "year": (("year", "years"),),
+    },
+}
+
+# Written numbers 1..20 (index = value); "one" has a feminine form in FR/ES chosen by the unit word.
+NUMBERS: dict[str, tuple[str, ...]] = {
+    "fr": ("zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze",
+           "douze", "treize", "quatorze", "quinze", "seize", "dix-sept", "dix-huit", "dix-neuf", "vingt"),
+    "es": ("cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez", "once",
+           "doce", "trece", "catorce", "quince", "dieciséis", "diecisiete", "dieciocho", "diecinueve",
+           "veinte"),
+    "en": ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+           "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+           "twenty"),
+}
+ONE_FEMININE = {"fr": "une", "es": "una"}
+FEMININE_UNITS = {"semaine", "année", "semana"}
+ONE_APOCOPE_ES = "un"  # "un año", "un mes"
+
+
+def fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def month_index(lang: str, word: str) -> int | None:
+    """1..12 for a full or abbreviated (>= 3 letters) month name of ``lang``."""
+    w = fold(word).rstrip(".")
+    for i, name in enumerate(MONTHS[lang], start=1):
+        f = fold(name)
+        if w == f or (len(w) >= 3 and f.startswith(w) and w != "ma"):
+            return i
+    return None
+
+
+def number_value(lang: str, word: str) -> int | None:
+    w = fold(word)
+    if w.isdigit():
+        return int(w)
+    if w in {"une", "una", "un", "a", "an"} or (lang == "en" and w == "one"):
+        return 1
+    for i, name in enumerate(NUMBERS[lang]):
+        if w == fold(name):
+            return i
+    return None
+
+
+def unit_of(lang: str, word: str) -> tuple[str, tuple[str, str]] | None:
+    w = fold(word)
+    for unit, families in UNIT_WORDS[lang].items():
+        for sg, pl in families:
+            if w in (fold(sg), fold(pl)):
+                return unit, (sg, pl)
+    return None

@@ -1,0 +1,84 @@
+"""Corpus readers map each corpus onto the project's labels and reject malformed files in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deid.corpora import CorpusFormatError, detect_format, read_corpus
+from deid.corpora.mapping import TABLES, map_label
+from deid.labels import Label
+
+
+def _surfaces(doc: object) -> list[tuple[str, str]]:
+    return [(doc.text[s.start:s.end], s.label.value) for s in doc.spans]  # type: ignore[attr-defined]
+
+
+def test_brat_spans_keep_offsets_and_drop_sex_which_is_not_phi(tmp_path: Path) -> None:
+    text = "Paciente: Pedro Ruiz. Varón de 53 años. Fecha: 10/10/2016.\n"
+    (tmp_path / "a.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "a.ann").write_text(
+        "T1\tNOMBRE_SUJETO_ASISTENCIA 10 20\tPedro Ruiz\n"
+        "T2\tSEXO_SUJETO_ASISTENCIA 22 27\tVarón\n"
+        "T3\tEDAD_SUJETO_ASISTENCIA 31 38\t53 años\n"
+        "T4\tFECHAS 47 57\t10/10/2016\n", encoding="utf-8")
+    (doc,) = read_corpus(tmp_path)
+    assert _surfaces(doc) == [("Pedro Ruiz", "PATIENT"), ("53 años", "AGE"), ("10/10/2016", "DATE")]
+    assert detect_format(tmp_path) == "brat"
+
+
+def test_eds_jsonl_joins_first_and_last_name_into_one_person(tmp_path: Path) -> None:
+    text = "Vu par Jean DUPONT le 03/04/2021."
+    rec = {"note_id": "n1", "note_text": text, "entities": [
+        {"start": 7, "end": 11, "label": "PRENOM"}, {"start": 12, "end": 18, "label": "NOM"},
+        {"start": 22, "end": 32, "label": "DATE"}]}
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    (doc,) = read_corpus(path)
+    assert _surfaces(doc) == [("Jean DUPONT", "PERSON"), ("03/04/2021", "DATE")]
+
+
+def test_eds_templates_markup_becomes_gold_spans(tmp_path: Path) -> None:
+    path = tmp_path / "templates.txt"
+    markup = "Docteur [ROMAIN](PRENOM) [SPRITZ](NOM) à [Créteil](VILLE)\n\nSans PHI\n"
+    path.write_text(markup, encoding="utf-8")
+    docs = read_corpus(path)
+    assert [d.text for d in docs] == ["Docteur ROMAIN SPRITZ à Créteil", "Sans PHI\n"]
+    assert _surfaces(docs[0]) == [("ROMAIN SPRITZ", "PERSON"), ("Créteil", "CITY")]
+
+
+def test_echr_tsv_sentences_become_documents_with_bio_entities(tmp_path: Path) -> None:
+    path = tmp_path / "FR-manual-dev.tsv"
+    lines = ["Le O", "12 B-DATE", "mars I-DATE", "M. O", "Dupont B-PER", "", "Fin O", ""]
+    path.write_text("\r\n".join(lines), encoding="utf-8")
+    docs = read_corpus(path)
+    assert [d.text for d in docs] == ["Le 12 mars M. Dupont", "Fin"]
+    assert docs[0].language == "fr"
+    assert _surfaces(docs[0]) == [("12 mars", "DATE"), ("Dupont", "PERSON")]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("bad.jsonl", "{not json\n", "not an eds-pseudo record"),
+    ("off.jsonl", json.dumps({"note_text": "abc", "entities": [{"start": 1, "end": 9, "label": "NOM"}]}),
+     "offsets outside the text"),
+    ("lab.jsonl", json.dumps({"note_text": "abcdef", "entities": [{"start": 1, "end": 3, "label": "XYZ"}]}),
+     "not in the mapping table"),
+    ("bad.tsv", "token-without-tag\n", "expected 'token TAG'"),
+    ("notes.xyz", "hello", "unknown corpus format"),
+])
+def test_malformed_files_raise_a_one_line_format_error(tmp_path: Path, name: str, content: str,
+                                                        message: str) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=message) as exc:
+        read_corpus(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_every_mapped_label_is_a_project_label_or_explicitly_dropped() -> None:
+    for corpus, table in TABLES.items():
+        for label in table:
+            mapped = map_label(corpus, label)
+            assert mapped is None or isinstance(mapped, Label)

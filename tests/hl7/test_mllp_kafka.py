@@ -1,0 +1,129 @@
+"""Bridge -> real Tansu broker (started here on a free port) -> a consumer of the raw-hl7 topic."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from hl7_samples import sample
+
+from deid.hl7 import hl7_to_raw_note, parse_message
+from deid.keys import KeyHasher
+from deid.settings import KafkaSettings, Settings
+from worker.mllp import KafkaSink, MllpBridge, frame
+from worker.mllp_client import MllpClient, ack_code
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[str]:
+    from worker.services.broker import TansuBroker
+
+    with TansuBroker() as b:
+        yield b.bootstrap_servers
+
+
+@pytest.fixture
+async def settings(broker: str) -> Settings:
+    from worker.services.broker import create_topics
+
+    topic = f"raw-hl7-{uuid.uuid4().hex[:8]}"  # one per test: no test reads another's records
+    await create_topics(broker, [topic])
+    return Settings(kafka=KafkaSettings(bootstrap_servers=broker, topic_raw_hl7=topic))
+
+
+@pytest.fixture
+async def bridge(settings: Settings) -> AsyncIterator[MllpBridge]:
+    sink = KafkaSink(settings)
+    await sink.start()
+    b = MllpBridge(settings, sink)
+    await b.start("127.0.0.1", 0)
+    try:
+        yield b
+    finally:
+        await b.close()
+        await sink.stop()
+
+
+async def _read_all(settings: Settings, expected: int, timeout_s: float = 20.0) -> list[tuple[bytes, bytes]]:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers, enable_auto_commit=False,
+                                auto_offset_reset="earliest")
+    await consumer.start()
+    try:
+        tp = TopicPartition(settings.kafka.topic_raw_hl7, 0)
+        consumer.assign([tp])
+        await consumer.seek_to_beginning(tp)
+        out: list[tuple[bytes, bytes]] = []
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while len(out) < expected and asyncio.get_running_loop().time() < deadline:
+            batch = await consumer.getmany(tp, timeout_ms=500)
+            out += [(r.key, r.value) for r in batch.get(tp, [])]
+        return out
+    finally:
+        await consumer.stop()
+
+
+async def test_mllp_round_trip_through_the_broker_keeps_the_message_intact(
+        bridge: MllpBridge, settings: Settings) -> None:
+    messages = [sample("oru_r01_fr.hl7"), sample("oru_r01_en.hl7"), sample("mdm_t02_fr.hl7"),
+                sample("oru_r01_ed.hl7")]
+    async with await MllpClient.connect("127.0.0.1", bridge.port) as client:
+        acks = [await client.send(m) for m in messages[:2]]
+        # a malformed message between good ones: NAK, and nothing reaches the topic for it
+        acks.append(await client.send(sample("bad_truncated.hl7")))
+        await client.send_raw(frame(messages[2]) + frame(messages[3]))
+        acks += [await client.read_ack(), await client.read_ack()]
+    assert [ack_code(a) for a in acks] == ["AA", "AA", "AR", "AA", "AA"]
+
+    records = await _read_all(settings, expected=4)
+    hasher = KeyHasher(settings.secret_bytes())
+    assert [value for _, value in records] == messages
+    for (key, value), expected_id in zip(records, ["8812345", "MRN77001", "IPP445566", "ZX9001"],
+                                         strict=True):
+        assert key == hasher.patient(expected_id).encode()
+        assert expected_id.encode() not in key
+        # what the worker will do with the record
+        assert hl7_to_raw_note(value, settings).patient_id == expected_id
+
+
+async def test_ack_control_id_matches_and_follows_the_write(bridge: MllpBridge, settings: Settings) -> None:
+    async with await MllpClient.connect("127.0.0.1", bridge.port) as client:
+        ack = await client.send(sample("mdm_t02_fr.hl7"))
+    msg = parse_message(ack)
+    assert msg.get(msg.first("MSA"), 2) == "MDM-2024-000123"
+    assert await _read_all(settings, expected=1) == [
+        (KeyHasher(settings.secret_bytes()).patient("IPP445566").encode(), sample("mdm_t02_fr.hl7"))]
+
+
+async def test_deid_mllp_command_bridges_and_stops_cleanly_on_sigterm(settings: Settings) -> None:
+    from worker.services.broker import free_port, wait_for_port
+
+    port = free_port()
+    env = {**os.environ, "DEID_LOG_LEVEL": "WARNING"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deid", "mllp", "--host", "127.0.0.1", "--port", str(port),
+         "--bootstrap-servers", settings.kafka.bootstrap_servers, "--topic", settings.kafka.topic_raw_hl7],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert await asyncio.to_thread(wait_for_port, "127.0.0.1", port, 20.0)
+        async with await MllpClient.connect("127.0.0.1", port) as client:
+            assert ack_code(await client.send(sample("oru_r01_en.hl7"))) == "AA"
+            assert ack_code(await client.send(sample("bad_missing_msh.hl7"))) == "AR"
+        proc.send_signal(signal.SIGTERM)
+        _, err = await asyncio.to_thread(proc.communicate, timeout=15)
+        assert proc.returncode == 0, err.decode(errors="replace")
+        assert b"O'BRIEN" not in err and b"MRN77001" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert [v for _, v in await _read_all(settings, expected=1)] == [sample("oru_r01_en.hl7")]

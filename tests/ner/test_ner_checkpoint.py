@@ -1,0 +1,42 @@
+"""Compact checkpoints (no word embeddings) round-trip; the train command fails in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deid.cli import main
+
+
+def test_compact_checkpoint_round_trips_without_word_embeddings(tmp_path: Path) -> None:
+    import torch
+    from safetensors import safe_open
+
+    from deid.ner.model import WORD_EMB, load_token_classifier, new_token_classifier, save_compact
+
+    torch.manual_seed(0)
+    model = new_token_classifier().eval()
+    save_compact(model, tmp_path / "ckpt", fp16=False)
+    with safe_open(str(tmp_path / "ckpt" / "model.safetensors"), framework="pt") as f:
+        assert WORD_EMB not in set(f.keys())
+    assert (tmp_path / "ckpt" / "model.safetensors").stat().st_size < 120 * 2**20
+    loaded, tok = load_token_classifier(tmp_path / "ckpt")
+    ids = tok("Mme Hélène Martin, née le 3 mars 1950.", return_tensors="pt")
+    with torch.inference_mode():
+        a = model(**ids).logits
+        b = loaded(**ids).logits
+    assert torch.allclose(a, b, atol=1e-5)
+
+
+def test_train_without_data_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+def test_export_of_a_missing_checkpoint_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "--export", str(tmp_path / "nope"), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

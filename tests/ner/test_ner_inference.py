@@ -1,0 +1,75 @@
+"""Inference plumbing with a stand-in model: batching, windows and offsets back to characters."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from deid.labels import BIO_TAGS, Label
+from deid.ner.infer import InferenceConfig, NerDetector, predict_spans
+
+
+class _KeywordTagger:
+    """Tags every subword whose id is in ``ids`` as B-PATIENT, everything else O."""
+
+    def __init__(self, ids: set[int]) -> None:
+        self.config = SimpleNamespace(id2label=dict(enumerate(BIO_TAGS)))
+        self.ids = ids
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, input_ids: Any, attention_mask: Any) -> Any:
+        import torch
+
+        self.calls.append(tuple(input_ids.shape))
+        logits = torch.zeros((*input_ids.shape, len(BIO_TAGS)))
+        logits[..., 0] = 1.0
+        hit = torch.zeros(input_ids.shape, dtype=torch.bool)
+        for i in self.ids:
+            hit |= input_ids == i
+        logits[..., BIO_TAGS.index("B-PATIENT")] = hit.float() * 5
+        return SimpleNamespace(logits=logits)
+
+    def to(self, device: str) -> _KeywordTagger:
+        return self
+
+    def eval(self) -> _KeywordTagger:
+        return self
+
+
+@pytest.fixture(scope="module")
+def tagger(e5_tokenizer: Any) -> _KeywordTagger:
+    ids = e5_tokenizer("Zorglub", add_special_tokens=False)["input_ids"]
+    return _KeywordTagger({ids[0]})
+
+
+def test_long_note_spans_map_back_to_exact_characters(e5_tokenizer: Any, tagger: _KeywordTagger) -> None:
+    filler = "Le patient va bien, tension 12/8, pas de fièvre. "
+    text = "".join(filler * 3 + f"Vu M. Zorglub le {i}.\n" for i in range(60))
+    assert len(e5_tokenizer(text)["input_ids"]) > 1000  # several windows
+    spans = predict_spans(tagger, e5_tokenizer, [text], InferenceConfig(max_len=128, overlap=32))[0]
+    expected = [i for i in range(len(text)) if text.startswith("Zorglub", i)]
+    assert [s.start for s in spans] == expected
+    assert all(text[s.start : s.end] == "Zorglub" and s.label == Label.PATIENT for s in spans)
+    assert all(s.source == "ner" for s in spans)
+
+
+def test_batches_respect_the_token_budget(e5_tokenizer: Any, tagger: _KeywordTagger) -> None:
+    texts = [f"Note {i}: Zorglub " + "mot " * (i * 7) for i in range(40)]
+    tagger.calls.clear()
+    out = predict_spans(
+        tagger, e5_tokenizer, texts, InferenceConfig(max_len=128, overlap=32, token_budget=512)
+    )
+    assert len(out) == 40 and all(len(s) == 1 for s in out)
+    assert all(rows * cols <= 512 for rows, cols in tagger.calls)
+    assert len(tagger.calls) > 1
+
+
+def test_detector_returns_one_list_per_text(e5_tokenizer: Any, tagger: _KeywordTagger) -> None:
+    det = NerDetector(tagger, e5_tokenizer, device="cpu", version="t")
+    res = det.detect(["Zorglub est là.", "", "rien"], ["fr", "fr", "fr"])
+    assert [len(r) for r in res] == [1, 0, 0]
+    assert det.detect([], []) == []
+    with pytest.raises(ValueError):
+        det.detect(["a"], [])

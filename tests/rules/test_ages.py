@@ -1,0 +1,59 @@
+"""Ages: the number with its unit, never the label word; durations are not ages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from deid.labels import Label
+
+Find = Callable[[str, str], list[tuple[str, Label]]]
+
+A = Label.AGE
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "surface"),
+    [
+        ("Homme de 40 ans, fumeur.", "fr", "40 ans"),
+        ("Patiente âgée de 40 ans.", "fr", "40 ans"),
+        ("40 ans, pas d'antécédent.", "fr", "40 ans"),
+        ("Âge : 72 ans", "fr", "72 ans"),
+        ("Enfant de 3 ans et 6 mois.", "fr", "3 ans et 6 mois"),
+        ("Varón de 40 años.", "es", "40 años"),
+        ("Mujer de 40 años de edad.", "es", "40 años"),
+        ("Paciente de 40 años de edad, sin antecedentes.", "es", "40 años"),
+        ("Edad: 44 años Sexo: M.", "es", "44 años"),
+        ("Edad: 22  Sexo: M.", "es", "22"),
+        ("Niña de tres años y diez meses de edad.", "es", "tres años y diez meses"),
+        ("Apendicectomía a los 25 años.", "es", "25 años"),
+        ("A 40-year-old man.", "en", "40-year-old"),
+        ("A man aged 40.", "en", "40"),
+        ("She is 40 years old.", "en", "40 years old"),
+        ("Patient 67 yo, male.", "en", "67 yo"),
+    ],
+)
+def test_age_is_found(find: Find, text: str, lang: str, surface: str) -> None:
+    assert (surface, A) in find(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Tabac depuis 40 ans.", "fr"),  # relative date, not an age
+        ("Diabète il y a 10 ans.", "fr"),
+        ("Traitement pendant 2 ans.", "fr"),
+        ("Revu 2 ans plus tard.", "fr"),
+        ("Tratamiento durante 3 años.", "es"),
+        ("Cirugía hace 3 años.", "es"),
+        ("A los 6 meses de la cirugía.", "es"),
+        ("Historia de 5 años de evolución.", "es"),
+        ("Treated for 3 years.", "en"),
+        ("Anticoagulation 3 mois puis contrôle.", "fr"),  # a bare delay in months is not an age
+        ("A los 6 meses se repitió la ecografía.", "es"),
+        ("Gestante de 34 semanas.", "es"),  # gestational age is not the patient's age
+    ],
+)
+def test_durations_are_not_ages(find: Find, text: str, lang: str) -> None:
+    assert [s for s in find(text, lang) if s[1] is A] == []

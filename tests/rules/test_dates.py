@@ -1,0 +1,110 @@
+"""Dates: numeric and written forms in French, Spanish and English; bare years only in context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from deid.labels import Label
+from deid.rules import build_recognizers
+
+Find = Callable[[str, str], list[tuple[str, Label]]]
+
+D = Label.DATE
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "surface"),
+    [
+        ("Vu le 12/02/2020 en consultation.", "fr", "12/02/2020"),
+        ("Vu le 12.02.20 en consultation.", "fr", "12.02.20"),
+        ("Vu le 12-02-2020.", "fr", "12-02-2020"),
+        ("Vu le 5/4/2017.", "es", "5/4/2017"),
+        ("Examen du 2020-02-26.", "fr", "2020-02-26"),
+        ("Opéré le 26 février 2020.", "fr", "26 février 2020"),
+        ("Opéré le 1er janvier 2019.", "fr", "1er janvier 2019"),
+        ("Revu le 3 mars pour contrôle.", "fr", "3 mars"),
+        ("Hospitalisé en février 2020.", "fr", "février 2020"),
+        ("Hospitalisé en fév. 2020.", "fr", "fév. 2020"),
+        ("Diagnostic en 2003.", "fr", "2003"),
+        ("Covid en décembre 93.", "fr", "décembre 93"),
+        ("Intervenido el 3 de abril de 2018.", "es", "3 de abril de 2018"),
+        ("Ingresó en octubre de 2016.", "es", "octubre de 2016"),
+        ("Ingresó en noviembre del 2001.", "es", "noviembre del 2001"),
+        ("Operado el 13-noviembre-2017.", "es", "13-noviembre-2017"),
+        ("Diálisis desde el año 2004.", "es", "año 2004"),
+        ("Trasplante en 1998.", "es", "1998"),
+        ("En el mes de marzo se operó.", "es", "marzo"),
+        ("Seen on February 26, 2020.", "en", "February 26, 2020"),
+        ("Seen on Feb 3rd 2020.", "en", "Feb 3rd 2020"),
+        ("Seen on 3 Feb 2020.", "en", "3 Feb 2020"),
+        ("Admitted in March 2019.", "en", "March 2019"),
+        ("Diagnosed in 2003.", "en", "2003"),
+        ("Seen on 02/26/2020.", "en", "02/26/2020"),
+        ("Fecha de ingreso: 20/11//2014.", "es", "20/11//2014"),
+        ("Suivi depuis 02/2020.", "fr", "02/2020"),
+        ("Hospitalisé le MAR 8 JUILLET 2025 pour bilan.", "fr", "MAR 8 JUILLET 2025"),
+        ("Orienté le Jeu, 17 Avr 2098 en post-op.", "fr", "Jeu, 17 Avr 2098"),
+        ("Seen on Monday, February 26, 2020.", "en", "Monday, February 26, 2020"),
+        ("Rendez-vous fixé le 23avr.", "fr", "23avr"),
+        ("Prévu le 01sep2018 à 02:21.", "fr", "01sep2018"),
+        ("Prélevé le 1 2 0 6 2 0 8 1 au matin.", "fr", "1 2 0 6 2 0 8 1"),
+        ("Revu le 23022018, stable.", "fr", "23022018"),
+        ("Cure C4 16/09 bien tolérée.", "fr", "16/09"),
+    ],
+)
+def test_date_is_found_with_exact_offsets(find: Find, text: str, lang: str, surface: str) -> None:
+    assert (surface, D) in find(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Dose de 2003 mg.", "fr"),  # a bare four-digit number is not a year
+        ("Plaquettes 150000/mm3, taille 1.80.", "fr"),
+        ("TA 12/8, score 3/4.", "fr"),
+        ("Il marche sur mars.", "fr"),  # no day, no year, no temporal word
+        ("He may come back.", "en"),
+        ("Le 32/13/2020 est impossible.", "fr"),  # out of range
+        ("Version 1.2.3 du logiciel.", "fr"),
+        ("Hospital Universitario 12 de Octubre.", "es"),  # a hospital's name
+    ],
+)
+def test_non_dates_are_not_flagged(find: Find, text: str, lang: str) -> None:
+    assert [s for s in find(text, lang) if s[1] is D] == []
+
+
+def test_french_birth_date_is_told_apart(find: Find) -> None:
+    assert find("Patiente née le 03/04/1950.", "fr") == [("03/04/1950", Label.BIRTH_DATE)]
+
+
+def test_spanish_birth_date_stays_date_as_meddocan_annotates_it(find: Find) -> None:
+    assert find("Fecha de nacimiento: 05/03/1996.", "es") == [("05/03/1996", D)]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "surface"),
+    [
+        ("Douleur apparue il y a 10 ans.", "fr", "il y a 10 ans"),
+        ("Toux depuis 3 semaines.", "fr", "depuis 3 semaines"),
+        ("Tabac depuis 40 ans.", "fr", "depuis 40 ans"),
+        ("Contrôle dans 2 jours.", "fr", "dans 2 jours"),
+        ("Cirugía hace 3 meses.", "es", "hace 3 meses"),
+        ("Dolor desde hace cuatro años.", "es", "desde hace cuatro años"),
+        ("Surgery 2 weeks ago.", "en", "2 weeks ago"),
+        ("Pain for the past three days.", "en", "for the past three days"),
+    ],
+)
+def test_relative_expression_is_a_date(find: Find, text: str, lang: str, surface: str) -> None:
+    assert find(text, lang) == [(surface, D)]
+
+
+def test_relative_recognizer_names_its_source() -> None:
+    (rec,) = build_recognizers(["relative_date"])
+    (span,) = rec.find("il y a 10 ans", "fr")
+    assert span.source == "rules.relative_date"
+
+
+def test_date_recognizer_does_not_flag_a_duration_after_an_event(find: Find) -> None:
+    assert find("Dos meses después se operó.", "es") == []

@@ -1,0 +1,171 @@
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid.temporal import offset, parse, render, with_offset
+from deid.temporal.expressions import Temporal, from_canonical, generalize, shifted
+
+REF = date(2020, 3, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "kind", "unit"),
+    [
+        ("26 février 2020", "fr", "date", "day"),
+        ("1er mars 2020", "fr", "date", "day"),
+        ("12/02/2020", "fr", "date", "day"),
+        ("12.02.20", "fr", "date", "day"),
+        ("2020-02-12", "en", "date", "day"),
+        ("février 2020", "fr", "date", "month"),
+        ("02/2020", "fr", "date", "month"),
+        ("en 2019", "fr", "date", "year"),
+        ("il y a 10 ans", "fr", "relative", "year"),
+        ("depuis 3 semaines", "fr", "relative", "week"),
+        ("dans deux mois", "fr", "relative", "month"),
+        ("26 de febrero de 2020", "es", "date", "day"),
+        ("hace tres semanas", "es", "relative", "week"),
+        ("febrero de 2020", "es", "date", "month"),
+        ("February 26, 2020", "en", "date", "day"),
+        ("26th February 2020", "en", "date", "day"),
+        ("10 years ago", "en", "relative", "year"),
+        ("March 2019", "en", "date", "month"),
+        ("20200212", "fr", "date", "day"),
+        ("202002121530", "en", "date", "day"),
+    ],
+)
+def test_date_mentions_parse_with_their_unit_and_render_back_identically(text, lang, kind, unit):
+    t = parse(text, lang, ref=REF)
+    assert t is not None
+    assert (t.kind, t.unit) == (kind, unit)
+    assert render(t) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "amount", "unit"),
+    [("40 ans", "fr", 40, "year"), ("18 mois", "fr", 18, "month"), ("40 years old", "en", 40, "year"),
+     ("40-year-old", "en", 40, "year"), ("40 años", "es", 40, "year"), ("40", "fr", 40, "year"),
+     ("dix ans", "fr", 10, "year")],
+)
+def test_ages_parse_to_an_amount_in_their_unit(text, lang, amount, unit):
+    t = parse(text, lang, age=True)
+    assert t is not None and t.kind == "age"
+    assert (t.amount, t.unit) == (amount, unit)
+    assert render(t) == text
+
+
+def test_a_noisy_french_written_date_stays_a_french_written_date():
+    t = parse("26 février 2020", "fr", ref=REF)
+    assert t is not None
+    assert render(with_offset(t, REF, offset(t, REF) + 10)) == "7 mars 2020"
+    assert render(with_offset(t, REF, offset(t, REF) + 4)) == "1er mars 2020"
+
+
+def test_relative_expression_stays_relative_and_agrees_in_number():
+    t = parse("il y a 10 ans", "fr")
+    assert t is not None
+    assert render(with_offset(t, None, 1)) == "il y a 1 an"
+    assert render(with_offset(t, None, -3)) == "il y a 1 an"  # clamped: "il y a 0 ans" is not a duration
+    e = parse("one year ago", "en")
+    assert e is not None and render(with_offset(e, None, 3)) == "three years ago"
+    s = parse("hace una semana", "es")
+    assert s is not None and render(with_offset(s, None, 2)) == "hace dos semanas"
+
+
+def test_numeric_dates_keep_their_separator_padding_and_year_width():
+    t = parse("12/02/20", "fr", ref=REF)
+    assert t is not None and t.when == date(2020, 2, 12)
+    assert render(with_offset(t, REF, offset(t, REF) - 20)) == "23/01/20"
+
+
+def test_month_first_only_when_day_first_is_impossible():
+    t = parse("02/26/2020", "en", ref=REF)
+    assert t is not None and t.when == date(2020, 2, 26)
+    assert render(with_offset(t, REF, offset(t, REF) + 1)) == "02/27/2020"
+
+
+def test_month_and_year_units_move_in_their_unit():
+    m = parse("février 2020", "fr", ref=REF)
+    assert m is not None and offset(m, REF) == -1
+    assert render(with_offset(m, REF, -13)) == "février 2019"
+    y = parse("2019", "fr", ref=REF)
+    assert y is not None and offset(y, REF) == -1
+
+
+def test_unreadable_mentions_are_refused():
+    assert parse("Noël", "fr") is None
+    assert parse("{12/02/2020}", "fr") is None
+    assert parse("quarante", "fr", age=True) is None
+
+
+def test_canonical_form_is_spelling_independent_and_restores_values():
+    a = parse("26 février 2020", "fr", ref=REF)
+    b = parse("26/02/2020", "fr", ref=REF)
+    assert a is not None and b is not None
+    assert a.canonical() == b.canonical()
+    moved = with_offset(a, REF, 5)
+    assert render(from_canonical(b, moved.canonical())) == "06/03/2020"
+
+
+def test_fallback_generalises_a_date_to_its_year_and_shift_leaves_durations():
+    t = parse("26 février 2020", "fr", ref=REF)
+    assert t is not None and generalize(t) == "2020"
+    r = parse("il y a 3 ans", "fr")
+    assert r is not None and generalize(r) is None and shifted(r, 100) == r
+
+
+_TEMPLATES = {
+    "fr": ["{DD}/{MM}/{YYYY}", "{D1} {mon} {YYYY}", "le {D1} {Mon} {YYYY}", "{YYYY}-{MM}-{DD}",
+           "{D}.{M}.{YYYY}"],
+    "es": ["{DD}/{MM}/{YYYY}", "{D} de {mon} de {YYYY}", "{DD}-{MM}-{YYYY}", "el {D} de {Mon} de {YYYY}"],
+    "en": ["{Mon} {D}, {YYYY}", "{D} {Mon} {YYYY}", "{Mon} {Dth}, {YYYY}", "{DD}/{MM}/{YYYY}",
+           "{YYYY}-{MM}-{DD}"],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lang=st.sampled_from(["fr", "es", "en"]),
+    idx=st.integers(min_value=0, max_value=4),
+    day=st.dates(min_value=date(1900, 1, 1), max_value=date(2099, 12, 31)),
+)
+def test_rendered_dates_parse_back_to_the_same_day(lang, idx, day):
+    template = _TEMPLATES[lang][idx % len(_TEMPLATES[lang])]
+    t = Temporal("date", "day", lang, template, when=day)
+    back = parse(render(t), lang, ref=REF)
+    assert back is not None
+    assert (back.when, back.unit, back.kind) == (day, "day", "date")
+    assert render(back) == render(t)
+
+
+_AMOUNTS = {
+    "fr": ["il y a {N} {U}", "depuis {W} {U}", "{N} {U}"],
+    "es": ["hace {N} {U}", "desde hace {W} {U}", "{N} {U}"],
+    "en": ["{N} {U} ago", "{W} {U} ago", "for {N} {U}"],
+}
+_UNIT_FAMILY = {
+    "fr": {"day": ("jour", "jours"), "week": ("semaine", "semaines"), "month": ("mois", "mois"),
+           "year": ("an", "ans")},
+    "es": {"day": ("día", "días"), "week": ("semana", "semanas"), "month": ("mes", "meses"),
+           "year": ("año", "años")},
+    "en": {"day": ("day", "days"), "week": ("week", "weeks"), "month": ("month", "months"),
+           "year": ("year", "years")},
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lang=st.sampled_from(["fr", "es", "en"]),
+    idx=st.integers(min_value=0, max_value=2),
+    unit=st.sampled_from(["day", "week", "month", "year"]),
+    amount=st.integers(min_value=1, max_value=120),
+)
+def test_rendered_durations_parse_back_to_the_same_amount_and_unit(lang, idx, unit, amount):
+    t = Temporal("relative", unit, lang, _AMOUNTS[lang][idx], amount=amount,
+                 unit_word=_UNIT_FAMILY[lang][unit])
+    back = parse(render(t), lang)
+    assert back is not None
+    assert (back.amount, back.unit) == (amount, unit)
+    age = parse(render(t), lang, age=True)
+    assert age is not None and (age.amount, age.unit) == (amount, unit)

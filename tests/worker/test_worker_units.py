@@ -1,0 +1,70 @@
+"""Pure parts of the worker: record decoding to dead-letter reasons, batch splitting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+import pytest
+
+from deid.events import DeadLetter, RawNote
+from deid.settings import Settings
+from worker.batching import estimate_tokens, split_by_budget
+from worker.decode import decode_record, record_time
+
+S = Settings.model_validate({"batch": {"max_text_chars": 100}, "default_language": "es"})
+
+
+def dec(value: bytes | None) -> RawNote | DeadLetter:
+    return decode_record(value, topic="raw", partition=3, offset=17, timestamp_ms=1_700_000_000_123,
+                         settings=S)
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (None, "undecodable_bytes"),
+    (b"\xc3\x28", "undecodable_bytes"),
+    (b"{\"a\": ", "invalid_json"),
+    (b"[1, 2]", "schema_violation"),
+    (orjson.dumps({"event_id": "e", "text": "t"}), "missing_patient_id"),
+    (orjson.dumps({"event_id": "e", "patient_id": "  ", "text": "t"}), "missing_patient_id"),
+    (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "language": "de"}),
+     "unsupported_language"),
+    (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "x" * 101}), "text_too_large"),
+    (orjson.dumps({"event_id": "e", "patient_id": "p"}), "schema_violation"),
+    (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "extra": 1}), "schema_violation"),
+])
+def test_bad_records_get_a_machine_readable_reason_and_their_position(payload: bytes | None,
+                                                                      reason: str) -> None:
+    res = dec(payload)
+    assert isinstance(res, DeadLetter)
+    assert (res.reason, res.source_topic, res.partition, res.offset) == (reason, "raw", 3, 17)
+
+
+def test_a_dead_letter_never_quotes_the_payload_and_its_time_is_the_record_timestamp() -> None:
+    secret = "Jeanne Lefebvre 06 12 48 93 27"
+    res = dec(orjson.dumps({"event_id": "e-1", "patient_id": "p", "text": secret, "document_date": secret}))
+    assert isinstance(res, DeadLetter)
+    assert res.reason == "schema_violation"
+    assert res.event_id == "e-1"
+    assert "Jeanne" not in res.model_dump_json() and "06 12" not in res.model_dump_json()
+    assert res.received_at == record_time(1_700_000_000_123) == "2023-11-14T22:13:20.123Z"
+
+
+def test_a_good_record_decodes_with_the_default_language_when_none_is_given() -> None:
+    res = dec(orjson.dumps({"event_id": "e", "patient_id": "p", "text": "hola"}))
+    assert isinstance(res, RawNote)
+    assert res.language == "es"
+
+
+@dataclass
+class Rec:
+    value: bytes | None
+
+
+def test_batches_stop_at_the_token_budget_but_always_take_one_record() -> None:
+    recs = [Rec(b"x" * 350)] * 10  # ~102 tokens each
+    assert split_by_budget(recs, max_events=32, max_tokens=300) == 2
+    assert split_by_budget(recs, max_events=4, max_tokens=10_000) == 4
+    assert split_by_budget([Rec(b"x" * 100_000)], max_events=32, max_tokens=300) == 1
+    assert split_by_budget([], max_events=32, max_tokens=300) == 0
+    assert estimate_tokens(None) == 1

@@ -1,0 +1,480 @@
+"""The hot loop: consume raw notes, de-identify them in batches, publish, then commit.
+
+aiokafka directly rather than a Faust agent (docs/WORKER.md says why): Faust acknowledges an event
+even when its handler raises and, with concurrency, can commit past a message still in flight;
+here an input offset is committed only after every output of its batch (de-identified note or
+dead letter) has been acknowledged by the broker. Delivery is at-least-once; a redelivered event
+is re-processed against the memo and spends nothing, and its output bytes carry no wall-clock
+value (timings travel in a Kafka header), so duplicates are byte-identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordListTooLargeError, RecordTooLargeError
+from aiokafka.structs import ConsumerRecord
+
+from deid.events import DeadLetter, DeidNote, RawNote, encode
+from deid.pipeline import NotePipeline
+from deid.settings import Settings
+from deid.spans import Span
+from deid.store.base import PatientStore, StoreUnavailable
+from worker.batching import estimate_tokens, split_by_budget
+from worker.decode import decode_record, record_time
+from worker.kafka_config import consumer_kwargs, producer_kwargs
+from worker.metrics import WorkerMetrics
+from worker.mllp_decode import decode_hl7_record
+
+log = logging.getLogger("deid.worker")
+
+TIMINGS_HEADER = "deid-timings-ms"
+_TOO_LARGE = (MessageSizeTooLargeError, RecordTooLargeError, RecordListTooLargeError)
+_PROBE_PATIENT = "0" * 32  # not a real pseudonym: readiness probes read it, never write it
+
+
+@dataclass
+class _Item:
+    record: ConsumerRecord[bytes, bytes]
+    note: RawNote | None = None
+    dead: DeadLetter | None = None
+    out: DeidNote | None = None
+    hl7_out: bytes | None = None  # the de-identified HL7 message (raw-hl7 input, publish_hl7 on)
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.record.topic, self.record.partition)
+
+
+def _tp(record: ConsumerRecord[Any, Any]) -> TopicPartition:
+    return TopicPartition(record.topic, record.partition)
+
+
+class _Abandoned(Exception):
+    """The batch cannot finish here (shutdown grace spent, partition revoked): not committed."""
+
+
+class _Listener(ConsumerRebalanceListener):
+    def __init__(self, worker: StreamWorker) -> None:
+        self._worker = worker
+
+    async def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
+        await self._worker._on_revoked(set(revoked))
+
+    async def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
+        self._worker._on_assigned(set(assigned))
+
+
+class StreamWorker:
+    def __init__(self, settings: Settings, pipeline: NotePipeline, store: PatientStore,
+                 metrics: WorkerMetrics | None = None) -> None:
+        self.settings = settings
+        self.pipeline = pipeline
+        self.store = store
+        self.metrics = metrics or WorkerMetrics()
+        self._consumer: AIOKafkaConsumer | None = None
+        self._producer: AIOKafkaProducer | None = None
+        # Held while a batch is processed and committed; a revocation waits for it.
+        self._lock = asyncio.Lock()
+        self._pending: list[ConsumerRecord[bytes, bytes]] = []
+        self._revoking: set[TopicPartition] = set()
+        self._stopping = asyncio.Event()
+        self._stop_requested_at: float | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid-detect")
+        self.assigned: set[TopicPartition] = set()
+        self.running = False
+        self.batches_done = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        k = self.settings.kafka
+        self._producer = AIOKafkaProducer(**producer_kwargs(k))
+        try:
+            await self._producer.start()
+            self._consumer = AIOKafkaConsumer(**consumer_kwargs(k, self.settings.batch.max_events))
+            self._consumer.subscribe([k.topic_raw_notes, k.topic_raw_hl7], listener=_Listener(self))
+            await self._consumer.start()
+        except BaseException:  # cancelled (Ctrl-C during the join) included: close what is open
+            if self._consumer is not None:
+                await self._consumer.stop()
+            await self._producer.stop()
+            raise
+        self.running = True
+        log.info("worker started: group=%s topic=%s", k.consumer_group, k.topic_raw_notes)
+
+    def stop(self) -> None:
+        """Ask the loop to finish the batch in flight, commit it and close (signal-handler safe)."""
+        if not self._stopping.is_set():
+            self._stop_requested_at = time.monotonic()
+            self._stopping.set()
+
+    async def run(self) -> None:
+        if self._consumer is None:
+            await self.start()
+        try:
+            while not self._stopping.is_set():
+                records = await self._collect()
+                if records:
+                    async with self._lock:
+                        await self._process(records)
+        finally:
+            await self._close()
+
+    async def _close(self) -> None:
+        self.running = False
+        try:
+            if self._consumer is not None:
+                await self._consumer.stop()  # leaves the group: the others rebalance at once
+        finally:
+            if self._producer is not None:
+                await self._producer.stop()
+            self._executor.shutdown(wait=False)
+            log.info("worker stopped after %d batches", self.batches_done)
+
+    async def ready(self) -> tuple[bool, str]:
+        if not self.running or self._consumer is None:
+            return False, "not running"
+        if not self._consumer.assignment():
+            return False, "no partition assigned"
+        try:
+            ping = getattr(self.store, "ping", None)
+            if ping is not None:
+                await asyncio.wait_for(ping(), 2.0)
+            else:
+                await asyncio.wait_for(self.store.spent(_PROBE_PATIENT), 2.0)
+        except Exception:
+            return False, "store unavailable"
+        return True, "ready"
+
+    # -- rebalance ---------------------------------------------------------------------------
+    async def _on_revoked(self, revoked: set[TopicPartition]) -> None:
+        if revoked:
+            self.metrics.rebalances.inc()
+        self._revoking |= revoked
+        try:
+            async with self._lock:  # the batch in flight finishes (and commits) first
+                self._pending = [r for r in self._pending if _tp(r) not in revoked]
+        finally:
+            self._revoking -= revoked
+            self.assigned -= revoked
+            self.metrics.assigned_partitions.set(len(self.assigned))
+
+    def _on_assigned(self, assigned: set[TopicPartition]) -> None:
+        self.assigned = set(assigned)
+        self.metrics.assigned_partitions.set(len(self.assigned))
+        log.info("assigned %d partitions", len(assigned))
+
+    # -- batching ----------------------------------------------------------------------------
+    async def _collect(self) -> list[ConsumerRecord[bytes, bytes]]:
+        assert self._consumer is not None
+        cfg = self.settings.batch
+        max_tokens = self.settings.model.max_tokens_per_batch
+        window_s = cfg.max_wait_ms / 1000.0
+        deadline = time.monotonic() + window_s if self._pending else None
+        tokens = sum(estimate_tokens(r.value) for r in self._pending)
+        while not self._stopping.is_set() and len(self._pending) < cfg.max_events and tokens < max_tokens:
+            if deadline is None:
+                timeout_ms = cfg.max_wait_ms
+            else:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                timeout_ms = max(1, int(remaining * 1000))
+            got = await self._consumer.getmany(timeout_ms=timeout_ms,
+                                               max_records=cfg.max_events - len(self._pending))
+            for recs in got.values():
+                self._pending.extend(recs)
+                tokens += sum(estimate_tokens(r.value) for r in recs)
+            if self._pending and deadline is None:
+                deadline = time.monotonic() + window_s
+        n = split_by_budget(self._pending, cfg.max_events, max_tokens)
+        batch, self._pending = self._pending[:n], self._pending[n:]
+        return batch
+
+    # -- one batch ---------------------------------------------------------------------------
+    async def _process(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
+        m = self.metrics
+        t_start = time.perf_counter()
+        m.events_in.inc(len(records))
+        m.batch_size.observe(len(records))
+        items = [self._decode(r) for r in records]
+        t_decoded = time.perf_counter()
+        m.stage_seconds.labels("decode").observe(t_decoded - t_start)
+
+        good = [it for it in items if it.note is not None]
+        notes = [it.note for it in good if it.note is not None]
+        spans = await self._detect(notes) if notes else []
+        t_detected = time.perf_counter()
+        m.stage_seconds.labels("detect").observe(t_detected - t_decoded)
+        tokens = sum(estimate_tokens(n.text) for n in notes)
+        m.ner_tokens.inc(tokens)
+        if notes and t_detected > t_decoded:
+            m.ner_tokens_per_s.set(tokens / (t_detected - t_decoded))
+
+        ok_items: list[_Item] = []
+        ok_spans: list[list[Span]] = []
+        for it, sp in zip(good, spans, strict=True):
+            if isinstance(sp, BaseException):
+                it.dead = self._processing_error(it, sp, "detect")
+            else:
+                ok_items.append(it)
+                ok_spans.append(sp)
+        batch_tps = {it.tp for it in items}
+        try:
+            outs = await self._substitute([it.note for it in ok_items if it.note is not None], ok_spans,
+                                          batch_tps)
+            t_subst = time.perf_counter()
+            m.stage_seconds.labels("substitute").observe(t_subst - t_detected)
+            for it, out in zip(ok_items, outs, strict=True):
+                if isinstance(out, BaseException):
+                    it.dead = self._processing_error(it, out, "substitute")
+                else:
+                    it.out = out
+            if self.settings.kafka.publish_hl7:
+                await self._hl7_outputs(ok_items, batch_tps)
+            timings = {"decode": (t_decoded - t_start) * 1e3, "detect": (t_detected - t_decoded) * 1e3,
+                       "substitute": (t_subst - t_detected) * 1e3}
+            await self._publish(items, timings, batch_tps)
+        except _Abandoned:
+            self._rewind(records)
+            log.warning("batch of %d records abandoned uncommitted (will be redelivered)", len(records))
+            return
+        t_published = time.perf_counter()
+        m.stage_seconds.labels("publish").observe(t_published - t_subst)
+        await self._commit(records)
+        m.stage_seconds.labels("commit").observe(time.perf_counter() - t_published)
+        now_ms = time.time() * 1000
+        for r in records:
+            if r.timestamp:
+                m.note_seconds.observe(max(0.0, now_ms - r.timestamp) / 1000)
+        self.batches_done += 1
+        n_out = sum(1 for it in items if it.out is not None)
+        log.info("batch %d: in=%d out=%d dead=%d", self.batches_done, len(items), n_out, len(items) - n_out)
+        await self._update_lag()
+
+    def _decode(self, r: ConsumerRecord[bytes, bytes]) -> _Item:
+        decode = decode_hl7_record if r.topic == self.settings.kafka.topic_raw_hl7 else decode_record
+        res = decode(r.value, topic=r.topic, partition=r.partition, offset=r.offset,
+                            timestamp_ms=r.timestamp, settings=self.settings)
+        if isinstance(res, DeadLetter):
+            return _Item(r, dead=res)
+        return _Item(r, note=res)
+
+    def _processing_error(self, it: _Item, exc: BaseException, stage: str) -> DeadLetter:
+        # The class name only: an exception message may quote the note.
+        log.error("event %s failed in %s: %s", it.note.event_id if it.note else "?", stage,
+                  type(exc).__name__)
+        r = it.record
+        return DeadLetter(reason="processing_error", detail=f"{stage}: {type(exc).__name__}",
+                          source_topic=r.topic, partition=r.partition, offset=r.offset,
+                          event_id=it.note.event_id if it.note else None,
+                          received_at=record_time(r.timestamp))
+
+    async def _detect(self, notes: Sequence[RawNote]) -> list[list[Span] | BaseException]:
+        loop = asyncio.get_running_loop()
+        try:
+            return list(await loop.run_in_executor(self._executor, self.pipeline.detect, notes))
+        except Exception:
+            pass
+        # Isolate the note that breaks detection; the others go on.
+        out: list[list[Span] | BaseException] = []
+        for note in notes:
+            try:
+                out.append((await loop.run_in_executor(self._executor, self.pipeline.detect, [note]))[0])
+            except Exception as exc:
+                out.append(exc)
+        return out
+
+    def _must_abandon(self, batch_tps: set[TopicPartition]) -> bool:
+        if batch_tps & self._revoking:
+            return True
+        if self._stop_requested_at is None:
+            return False
+        return time.monotonic() - self._stop_requested_at > self.settings.batch.shutdown_grace_s
+
+    async def _substitute(self, notes: list[RawNote], spans: list[list[Span]],
+                          batch_tps: set[TopicPartition]) -> list[DeidNote | BaseException]:
+        if not notes:
+            return []
+        backoff = self.settings.redis.retry_backoff_s
+        while True:
+            try:
+                try:
+                    return list(await self.pipeline.substitute(notes, spans))
+                except StoreUnavailable:
+                    raise
+                except Exception:
+                    pass
+                results: list[DeidNote | BaseException] = []
+                for note, sp in zip(notes, spans, strict=True):
+                    try:
+                        results.append((await self.pipeline.substitute([note], [sp]))[0])
+                    except StoreUnavailable:
+                        raise
+                    except Exception as exc:
+                        results.append(exc)
+                return results
+            except StoreUnavailable:
+                # Back-pressure: never guess, never dead-letter, never commit past this batch.
+                self.metrics.store_errors.inc()
+                log.warning("store unavailable; retrying the batch in %.2fs", backoff)
+            if self._must_abandon(batch_tps):
+                raise _Abandoned
+            await self._sleep(backoff)
+            backoff = min(backoff * 2, self.settings.redis.retry_backoff_max_s)
+
+    async def _hl7_outputs(self, items: list[_Item], batch_tps: set[TopicPartition]) -> None:
+        """De-identified HL7 for the raw-hl7 items: identity fields get surrogates from the same
+        per-patient memo as the text (a companion substitution), with the store back-pressure of
+        ``_substitute``; any other failure dead-letters that event alone."""
+        from deid.hl7 import deid_hl7_for_record
+
+        hl7_topic = self.settings.kafka.topic_raw_hl7
+        pending = [it for it in items
+                   if it.out is not None and it.note is not None and it.record.topic == hl7_topic]
+        backoff = self.settings.redis.retry_backoff_s
+        while pending:
+            try:
+                for it in list(pending):
+                    assert it.note is not None and it.out is not None
+                    try:
+                        it.hl7_out = await deid_hl7_for_record(
+                            it.record.value, it.note, it.out.text, self.settings,
+                            self.pipeline.substituter, self.pipeline.model_info)
+                    except StoreUnavailable:
+                        raise
+                    except Exception as exc:
+                        it.out = None
+                        it.dead = self._processing_error(it, exc, "hl7")
+                    pending.remove(it)
+            except StoreUnavailable:
+                self.metrics.store_errors.inc()
+                log.warning("store unavailable; retrying the HL7 outputs in %.2fs", backoff)
+                if self._must_abandon(batch_tps):
+                    raise _Abandoned from None
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, self.settings.redis.retry_backoff_max_s)
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+        if self._stopping.is_set():
+            await asyncio.sleep(min(seconds, 0.5))
+
+    def _messages(self, items: list[_Item], timings: dict[str, float]
+                  ) -> list[tuple[_Item, str, bytes | None, bytes, list[tuple[str, bytes]]]]:
+        k = self.settings.kafka
+        header = [(TIMINGS_HEADER, orjson.dumps({s: round(v, 3) for s, v in timings.items()}))]
+        msgs: list[tuple[_Item, str, bytes | None, bytes, list[tuple[str, bytes]]]] = []
+        for it in items:
+            if it.out is not None:
+                # timings_ms stays empty in the value: wall-clock figures would make a redelivered
+                # event's output differ from the first one.
+                value = encode(it.out.model_copy(update={"timings_ms": {}}))
+                msgs.append((it, k.topic_deid_notes, it.out.patient_pseudonym.encode(), value, header))
+                if it.hl7_out is not None:
+                    msgs.append((it, k.topic_deid_hl7, it.out.patient_pseudonym.encode(), it.hl7_out, []))
+            elif it.dead is not None:
+                # No key: the input's key is the raw patient id.
+                msgs.append((it, k.topic_dead_letter, None, encode(it.dead), []))
+        return msgs
+
+    async def _publish(self, items: list[_Item], timings: dict[str, float],
+                       batch_tps: set[TopicPartition]) -> None:
+        assert self._producer is not None
+        backoff = 0.1
+        acked: set[tuple[int, str]] = set()  # (item, topic) already acknowledged: not sent again
+        while True:
+            sent: list[tuple[_Item, str, asyncio.Future[Any]]] = []
+            failed: list[tuple[_Item, BaseException]] = []
+            for it, topic, key, value, headers in self._messages(items, timings):
+                if (id(it), topic) in acked:
+                    continue
+                try:
+                    fut = await self._producer.send(topic, value, key=key, headers=headers)
+                    sent.append((it, topic, fut))
+                except KafkaError as send_exc:
+                    failed.append((it, send_exc))
+            results = await asyncio.gather(*(f for _, _, f in sent), return_exceptions=True)
+            for (it, topic, _), r in zip(sent, results, strict=True):
+                if isinstance(r, BaseException):
+                    failed.append((it, r))
+                else:
+                    acked.add((id(it), topic))
+            if not failed:
+                break
+            self.metrics.publish_errors.inc()
+            retriable = True
+            for it, err in failed:
+                # An output the broker will never take (too large) becomes this note's dead
+                # letter; anything else (broker down, timeout, leader moving) retries what was
+                # not acknowledged (a send that timed out but landed comes out twice, identical).
+                if it.out is not None and isinstance(err, _TOO_LARGE):
+                    it.out, it.dead = None, self._processing_error(it, err, "publish")
+                    retriable = False
+            log.warning("publish of %d records failed (%s); retrying them", len(failed),
+                        type(failed[0][1]).__name__)
+            if retriable:
+                if self._must_abandon(batch_tps):
+                    raise _Abandoned
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+        for it in items:
+            if it.out is not None:
+                self.metrics.events_out.inc()
+                if it.out.privacy.exhausted:
+                    self.metrics.budget_exhaustions.inc()
+            elif it.dead is not None:
+                self.metrics.dead_lettered.labels(it.dead.reason).inc()
+                log.info("dead-lettered offset %d of partition %d: %s", it.dead.offset, it.dead.partition,
+                         it.dead.reason)
+
+    async def _commit(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
+        assert self._consumer is not None
+        offsets: dict[TopicPartition, int] = {}
+        for r in records:
+            tp = _tp(r)
+            offsets[tp] = max(offsets.get(tp, 0), r.offset + 1)
+        assigned = self._consumer.assignment()
+        offsets = {tp: o for tp, o in offsets.items() if tp in assigned}
+        if not offsets:
+            return
+        try:
+            await self._consumer.commit(offsets)
+            self.metrics.commits.inc()
+        except KafkaError as exc:
+            # Rebalanced away: the next owner re-processes from the last commit (same bytes out).
+            self.metrics.commit_failures.inc()
+            log.warning("commit refused (%s); the records will be redelivered", type(exc).__name__)
+
+    def _rewind(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
+        """Seek back to the first record of an abandoned batch so nothing after it commits past it."""
+        assert self._consumer is not None
+        first: dict[TopicPartition, int] = {}
+        for r in records:
+            tp = _tp(r)
+            first[tp] = min(first.get(tp, r.offset), r.offset)
+        assigned = self._consumer.assignment()
+        self._pending = [r for r in self._pending if _tp(r) not in first]
+        for tp, off in first.items():
+            if tp in assigned:
+                self._consumer.seek(tp, off)
+
+    async def _update_lag(self) -> None:
+        assert self._consumer is not None
+        for tp in self._consumer.assignment():
+            hw = self._consumer.highwater(tp)
+            if hw is None:
+                continue
+            with contextlib.suppress(Exception):
+                pos = await asyncio.wait_for(self._consumer.position(tp), 1.0)
+                self.metrics.consumer_lag.labels(str(tp.partition)).set(max(0, hw - pos))
