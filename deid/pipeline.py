@@ -10,56 +10,18 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from deid import __version__
 from deid.detect import Detector
-from deid.events import DeidNote, ModelInfo, PrivacyAccount, RawNote, SubstitutedSpan
+from deid.events import DeidNote, ModelInfo, RawNote
 from deid.keys import KeyHasher
-from deid.render import Replacement, render
 from deid.settings import Settings
 from deid.spans import Span
-from deid.store.base import MICRO, PatientStore
+from deid.store.base import PatientStore
 
 
 class Substituter(Protocol):
     async def substitute(
         self, notes: Sequence[RawNote], spans: Sequence[Sequence[Span]], model: ModelInfo
     ) -> list[DeidNote]: ...
-
-
-class PlaceholderSubstituter:
-    """Replaces every mention with its category tag ([PER], [DATE]...): no store, no budget."""
-
-    def __init__(self, hasher: KeyHasher, store: PatientStore, settings: Settings) -> None:
-        self._hasher = hasher
-        self._store = store
-        self._cap = settings.privacy.patient_cap
-
-    async def substitute(
-        self, notes: Sequence[RawNote], spans: Sequence[Sequence[Span]], model: ModelInfo
-    ) -> list[DeidNote]:
-        out = []
-        for note, note_spans in zip(notes, spans, strict=True):
-            patient = self._hasher.patient(note.patient_id)
-            reps = [Replacement(s.start, s.end, s.label, f"[{s.label.category.value}]", "placeholder")
-                    for s in note_spans]
-            text, placed = render(note.text, reps)
-            total = await self._store.spent(patient)
-            out.append(
-                DeidNote(
-                    event_id=note.event_id,
-                    patient_pseudonym=patient,
-                    document_pseudonym=self._hasher.document(note.document_id) if note.document_id else None,
-                    note_type=note.note_type,
-                    language=note.language,
-                    text=text,
-                    spans=[SubstitutedSpan(start=p.start, end=p.end, label=p.label.value, strategy=p.strategy)
-                           for p in placed],
-                    privacy=PrivacyAccount(epsilon_spent=0.0, patient_epsilon_total=total / MICRO,
-                                           patient_epsilon_cap=self._cap, exhausted=False),
-                    model=model,
-                )
-            )
-        return out
 
 
 class NotePipeline:
@@ -80,42 +42,25 @@ class NotePipeline:
 
 
 def build_detector(settings: Settings) -> Detector:
-    from deid.detection import HybridDetector  # type: ignore[import-not-found,unused-ignore]
-    from deid.rules import RuleDetector  # type: ignore[import-not-found,unused-ignore]
+    """The rules merged with the token classifier the settings name (rules alone when disabled)."""
+    from deid.detection import HybridDetector
+    from deid.rules import RuleDetector
 
     model: Detector | None = None
     if settings.model.enabled:
-        try:
-            from deid.ner import load_detector  # type: ignore[import-not-found,attr-defined,unused-ignore]
-        except ImportError:
-            model = None
-        else:
-            model = load_detector(settings.model)
-    detector: Detector = HybridDetector(RuleDetector(), model)
-    return detector
+        from deid.ner import load_detector
+
+        model = load_detector(settings.model)
+    return HybridDetector(RuleDetector(), model)
 
 
 def build_pipeline(
     settings: Settings, store: PatientStore, rng: random.Random | None = None,
     detector: Detector | None = None,
 ) -> NotePipeline:
-    hasher = KeyHasher(settings.secret_bytes())
+    from deid.substitute import Substituter as StoreSubstituter
+
     det = detector if detector is not None else build_detector(settings)
-    substituter: Substituter
-    try:
-        from deid.substitute import Substituter as DpSubstituter  # type: ignore[import-not-found,attr-defined,unused-ignore]
-    except ImportError:
-        substituter = PlaceholderSubstituter(hasher, store, settings)
-    else:
-        substituter = DpSubstituter(store, hasher, settings, rng or random.SystemRandom())
+    substituter = StoreSubstituter(store, KeyHasher(settings.secret_bytes()), settings,
+                                   rng or random.SystemRandom())
     return NotePipeline(det, substituter)
-
-
-__all__ = [
-    "NotePipeline",
-    "PlaceholderSubstituter",
-    "Substituter",
-    "__version__",
-    "build_detector",
-    "build_pipeline",
-]
