@@ -15,7 +15,9 @@ with a structured type against another label of the model, the rules' spans keep
 extent and label, and whatever the model flagged beyond them stays flagged under the model's
 label ("Denis GERARD Gilb85@aphm.fr" tagged
 PERSON by the model and EMAIL by the rules becomes PERSON "Denis GERARD" + EMAIL
-"Gilb85@aphm.fr", not one EMAIL span). Within the DATE category the model's BIRTH_DATE refines
+"Gilb85@aphm.fr", not one EMAIL span). The same holds when both say EMAIL, URL or IP: the
+address's syntax fixes its extent, and the model's extra words stay flagged beside it.
+Within the DATE category the model's BIRTH_DATE refines
 the rules' DATE: the label needs the context the model reads.
 """
 
@@ -63,6 +65,10 @@ def resolve(spans: Iterable[Span], choose: Chooser = longest) -> list[Span]:
     return out
 
 
+# Labels whose extent the pattern fixes exactly (an e-mail address, a URL, an IP address).
+_SELF_DELIMITED = frozenset({Label.EMAIL, Label.URL, Label.IP})
+
+
 def _rules_win(rule: Span) -> bool:
     return rule.label.category not in CONTEXTUAL_CATEGORIES
 
@@ -96,6 +102,13 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             out.extend(resolve(group))
             continue
         rule, model = longest(from_rules), longest(from_model)
+        if rule.label == model.label and rule.label in _SELF_DELIMITED:
+            # an address's syntax fixes its extent: the model's extra words are another mention
+            kept = resolve(from_rules)
+            rest = [part for m in from_model for part in _split_around(m, kept)]
+            out.extend(kept)
+            out.extend(resolve(_trim(rest, text)))
+            continue
         if rule.label == model.label:
             winner = model if model.length > rule.length else rule
         elif rule.label.category == model.label.category and (rule.label, model.label) == (

@@ -45,6 +45,14 @@ def register(subparsers: Any) -> None:
         help="evaluate only these fine labels (spans of other labels are dropped from gold and "
         "predictions); space or comma separated",
     )
+    p.add_argument(
+        "--scheme",
+        action="store_true",
+        help="score under the corpus's own annotation scheme: predicted labels the corpus cannot "
+        "express are mapped to its label of the same category or dropped when it annotates no such "
+        "category (ages in eds-pseudo), and relative dates are dropped where its guideline leaves "
+        "them out (MEDDOCAN, eds-pseudo); gold is untouched",
+    )
     p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N", help="documents per batch")
     p.set_defaults(handler=run)
 
@@ -68,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None:
         docs = docs[: args.limit]
     detector = build_detector(args)
+    from deid.eval.scheme import scheme_for_format
+
+    scheme = scheme_for_format(fmt) if args.scheme else None
 
     evaluator = Evaluator(labels)
     progress = _Progress(len(docs), sys.stderr)
@@ -80,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if len(predicted) != len(batch):
             raise RuntimeError("detector returned a different number of results than documents")
         for doc, spans in zip(batch, predicted, strict=True):
-            evaluator.add(doc, spans)
+            evaluator.add(doc, scheme.project(spans) if scheme is not None else spans)
         progress.update(i + len(batch))
     progress.close()
 
@@ -94,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             seconds=detect_s,
             language=",".join(sorted({d.language for d in docs})),
             labels=tuple(lab.value for lab in Label if lab in labels) if labels is not None else None,
+            scheme=scheme.corpus if scheme is not None else None,
         )
     )
     _write(report, args.json, args.output)

@@ -34,6 +34,18 @@ def register(sub: Any) -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--freeze-layers", type=int, default=0)
+    p.add_argument(
+        "--init",
+        metavar="CHECKPOINT",
+        default="",
+        help="start from this model directory (e.g. deid/models/default) instead of the bare encoder",
+    )
+    p.add_argument(
+        "--decay-steps",
+        type=int,
+        default=0,
+        help="lower the learning rate linearly to 0 over this many steps (0: constant after warmup)",
+    )
     p.add_argument("--max-steps", type=int, default=100000)
     p.add_argument("--max-minutes", type=float, default=0.0)
     p.add_argument("--token-budget", type=int, default=4096)
@@ -78,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.corpus and not args.synth:
         raise CliError("give at least one --corpus or --synth N")
+    if args.init and not Path(args.init, "config.json").is_file():
+        raise CliError(f"--init {args.init}: not a model directory (no config.json)")
     docs: list[Document] = []
     try:
         for arg in args.corpus:
@@ -101,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         max_steps=args.max_steps, max_minutes=args.max_minutes, freeze_layers=args.freeze_layers,
         threads=args.threads, seed=args.seed, log_every=args.log_every,
         eval_minutes=args.eval_minutes, save_minutes=args.save_minutes, device=args.device,
-        sources=[*args.corpus, f"synth:{args.synth}"],
+        sources=[*args.corpus, f"synth:{args.synth}"], init=args.init, decay_steps=args.decay_steps,
     )  # fmt: skip
     best = train(cfg, docs, dev, resume=not args.no_resume)
     print(f"best checkpoint: {best}")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from deid.convention import conform
 from deid.corpora.mapping import UnknownCorpusLabel, map_label
 from deid.labels import Label
 from deid.spans import Document, Span
@@ -171,18 +173,20 @@ def detect_format(path: Path) -> str:
 def read_corpus(path: Path, fmt: str | None = None, language: str | None = None) -> list[Document]:
     """Read any supported corpus; ``fmt`` defaults to ``detect_format(path)``."""
     fmt = fmt or detect_format(path)
+    readers = {
+        "brat": lambda: read_brat_dir(path, language or "es"),
+        "eds-jsonl": lambda: read_eds_jsonl(path, language or "fr"),
+        "eds-templates": lambda: read_eds_templates(path, language or "fr"),
+        "echr-tsv": lambda: read_echr_tsv(path, language),
+    }
+    if fmt not in readers:
+        raise CorpusFormatError(f"unknown corpus format {fmt!r}")
     try:
-        if fmt == "brat":
-            return read_brat_dir(path, language or "es")
-        if fmt == "eds-jsonl":
-            return read_eds_jsonl(path, language or "fr")
-        if fmt == "eds-templates":
-            return read_eds_templates(path, language or "fr")
-        if fmt == "echr-tsv":
-            return read_echr_tsv(path, language)
+        docs = readers[fmt]()
     except UnicodeDecodeError as exc:
         raise CorpusFormatError(f"{path}: not UTF-8 text") from exc
-    raise CorpusFormatError(f"unknown corpus format {fmt!r}")
+    # one span convention for every corpus, in training and in evaluation (deid.convention)
+    return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=True))) for d in docs]
 
 
 def iter_mentions(doc: Document) -> Iterator[tuple[Span, str]]:

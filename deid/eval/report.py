@@ -35,6 +35,7 @@ class RunInfo:
     seconds: float  # time spent in the detector
     language: str | None = None
     labels: tuple[str, ...] | None = None  # the --labels restriction, if any
+    scheme: str | None = None  # the corpus whose scheme predictions were projected onto (--scheme)
 
     @property
     def docs_per_s(self) -> float | None:
@@ -51,6 +52,7 @@ class RunInfo:
             "seconds": self.seconds,
             "docs_per_s": self.docs_per_s,
             "labels": list(self.labels) if self.labels is not None else None,
+            "scheme": self.scheme,
         }
 
     @classmethod
@@ -65,6 +67,7 @@ class RunInfo:
             seconds=float(data["seconds"]),
             language=data.get("language"),
             labels=tuple(labels) if labels is not None else None,
+            scheme=data.get("scheme"),
         )
 
 

@@ -79,6 +79,8 @@ def render_table(report: EvalReport) -> str:
         lines.append(f"detector: {run.detector} {run.detector_version}, detection {run.seconds:.2f} s{rate}")
         if run.labels is not None:
             lines.append(f"labels: {' '.join(run.labels)}")
+        if run.scheme is not None:
+            lines.append(f"predictions projected onto the {run.scheme} annotation scheme (--scheme)")
         lines.append("")
     lines += _label_rows(report)
     lines.append("")

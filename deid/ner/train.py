@@ -37,6 +37,7 @@ class TrainConfig:
     head_lr_mult: float = 10.0
     weight_decay: float = 0.01
     warmup_steps: int = 30
+    decay_steps: int = 0  # >0: lr falls linearly to 0 over this many steps after warmup
     max_steps: int = 100000
     max_minutes: float = 0.0  # 0: no limit
     freeze_layers: int = 0  # lower encoder layers kept frozen
@@ -47,6 +48,7 @@ class TrainConfig:
     save_minutes: float = 10.0
     device: str = "auto"
     sources: list[str] = field(default_factory=list)
+    init: str = ""  # compact checkpoint to start from instead of the bare encoder
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,10 @@ def train(
         state = torch.load(last / "trainer_state.pt", weights_only=False)
         step, epoch = int(state["step"]), int(state["epoch"])
         log.info("resumed from step %d", step)
+    elif cfg.init:
+        # continued fine-tuning: the weights come from a finished model, the optimizer starts fresh
+        model, tokenizer = load_token_classifier(Path(cfg.init))
+        log.info("initialised from %s", cfg.init)
     else:
         model = new_token_classifier()
         tokenizer = load_tokenizer()
@@ -201,7 +207,11 @@ def train(
     )
 
     def lr_lambda(s: int) -> float:
-        return min(1.0, (s + 1) / max(1, cfg.warmup_steps))
+        warm = min(1.0, (s + 1) / max(1, cfg.warmup_steps))
+        if cfg.decay_steps <= 0:
+            return warm
+        # a falling rate settles span boundaries that a constant one keeps shaking
+        return warm * max(0.0, 1.0 - max(0, s - cfg.warmup_steps) / cfg.decay_steps)
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda)
     if state is not None:

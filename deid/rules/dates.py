@@ -41,6 +41,12 @@ _PROPER_NAME_BEFORE = re.compile(r"\b(?:hospital(?:\s+universitario)?|h\.\s*u\.|
                                  r"plaza|rue|avenue|boulevard|place|street|clínica|centro)\s*$", _I)
 
 
+# Scores written like dates: "Apgar 9/10/10", "EVA 7/10", "score de Glasgow 15/15".
+_SCORE_BEFORE = re.compile(
+    r"\b(?:apgar|eva|score(?:\s+de\s+\w+)?|glasgow|cot[ée]e?\s+à|évaluée?\s+à)\s*:?\s*$", _I
+)
+
+
 # A birth date is told apart where the corpora of that language do (eds-pseudo DATE_NAISSANCE);
 # MEDDOCAN (Spanish) annotates every date as FECHAS, so Spanish dates stay DATE.
 _BIRTH_BEFORE = re.compile(r"(?:\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bDDN|\bdate\s+of\s+birth|\bDOB|"
@@ -149,6 +155,8 @@ class DateRecognizer(RegexRecognizer):
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
         if _PROPER_NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
             return None  # "Hospital Universitario 12 de Octubre" is a hospital, not a date
+        if _SCORE_BEFORE.search(text, max(0, match.start() - 30), match.start()):
+            return None
         groups = match.groupdict()
         if groups.get("d") and groups.get("m"):
             day, month = int(groups["d"].replace(" ", "")), int(groups["m"].replace(" ", ""))

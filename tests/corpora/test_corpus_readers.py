@@ -82,3 +82,22 @@ def test_every_mapped_label_is_a_project_label_or_explicitly_dropped() -> None:
         for label in table:
             mapped = map_label(corpus, label)
             assert mapped is None or isinstance(mapped, Label)
+
+
+def test_readers_put_gold_spans_under_the_project_convention(tmp_path: Path) -> None:
+    """ECHR's leading articles and titles go, and eds-pseudo's whole addresses become three spans,
+    so a model trained on the mix sees one convention (deid.convention)."""
+    echr = tmp_path / "FR-manual-train.tsv"
+    echr.write_text("\n".join(["le B-DATE", "3 I-DATE", "août I-DATE", "Mme B-PER", "Anne I-PER", ""]),
+                    encoding="utf-8")
+    (doc,) = read_corpus(echr)
+    assert _surfaces(doc) == [("3 août", "DATE"), ("Anne", "PERSON")]
+
+    text = "Adresse : 28, rue laetitia albert, 80739 hoareau."
+    rec = {"note_id": "n1", "note_text": text,
+           "entities": [{"start": 10, "end": len(text) - 1, "label": "ADRESSE"}]}
+    eds = tmp_path / "public_small_dev_data.jsonl"
+    eds.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    (doc,) = read_corpus(eds)
+    assert _surfaces(doc) == [
+        ("28, rue laetitia albert", "STREET"), ("80739", "POSTCODE"), ("hoareau", "CITY")]

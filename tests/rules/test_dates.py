@@ -108,3 +108,9 @@ def test_relative_recognizer_names_its_source() -> None:
 
 def test_date_recognizer_does_not_flag_a_duration_after_an_event(find: Find) -> None:
     assert find("Dos meses después se operó.", "es") == []
+
+
+@pytest.mark.parametrize("text", ["Apgar 9/10/10 à la naissance", "Apgar : 10/10/10", "EVA 7/10/10",
+                                  "score de Glasgow 15/10/12"])
+def test_scores_written_like_dates_are_not_dates(find: Find, text: str) -> None:
+    assert [lab for _, lab in find(text, "fr") if lab in (Label.DATE, Label.BIRTH_DATE)] == []

@@ -73,6 +73,14 @@ def test_a_name_glued_to_an_email_is_split_not_swallowed() -> None:
         ("Denis GERARD", Label.PERSON), ("Gilb85_Ber49@Aphm.Fr", Label.EMAIL)]
 
 
+def test_an_email_tagged_by_both_keeps_the_rules_extent_and_the_extra_words_stay_flagged() -> None:
+    text = "Alihan PEROTIN PERJACQUELINE@LABO-123.FR"
+    email = text.index("PERJ")
+    out = merge([rule(email, len(text), Label.EMAIL)], [model(0, len(text), Label.EMAIL)], text)
+    assert [(text[s.start:s.end], s.label) for s in out] == [
+        ("Alihan PEROTIN", Label.EMAIL), ("PERJACQUELINE@LABO-123.FR", Label.EMAIL)]
+
+
 def test_the_model_birth_date_refines_the_rules_date() -> None:
     (out,) = merge([rule(0, 10, Label.DATE)], [model(0, 10, Label.BIRTH_DATE)])
     assert (out.start, out.end, out.label) == (0, 10, Label.BIRTH_DATE)
@@ -156,9 +164,9 @@ def test_detectors_reject_batches_of_different_lengths() -> None:
     ("Donato Ruiz", ["Donato Ruiz"]),
 ])
 def test_courtesy_titles_are_trimmed_off_model_person_spans(text: str, expected: list[str]) -> None:
-    from deid.detection import trim_titles
+    from deid.convention import conform
 
-    out = trim_titles([model(0, len(text), Label.PERSON)], text)
+    out = conform([model(0, len(text), Label.PERSON)], text)
     assert [text[s.start:s.end] for s in out] == expected
 
 
@@ -169,3 +177,17 @@ def test_when_both_agree_on_a_label_the_longer_extent_is_kept() -> None:
     text = "le 12/02/2020 à 14h"
     (out,) = merge([rule(3, 13, Label.DATE)], [model(3, len(text), Label.DATE)], text)
     assert (out.start, out.end, out.label) == (3, len(text), Label.DATE)
+
+
+def test_a_date_right_after_a_patient_name_is_a_birth_date_except_in_spanish() -> None:
+    from deid.detection import birth_dates_after_names
+
+    text = "Dossier de Mme PALSKY, 28 Oct 1990. Revu le 3 mars."
+    name = model(text.index("PALSKY"), text.index(","), Label.PATIENT)
+    born = rule(text.index("28"), text.index("."), Label.DATE)
+    later = rule(text.index("3 mars"), len(text) - 1, Label.DATE)
+    out = birth_dates_after_names([name, born, later], text, "fr")
+    assert [s.label for s in out] == [Label.PATIENT, Label.BIRTH_DATE, Label.DATE]
+    assert [s.label for s in birth_dates_after_names([name, born], text, "es")] == [Label.PATIENT, Label.DATE]
+    staff = model(name.start, name.end, Label.STAFF)
+    assert birth_dates_after_names([staff, born], text, "fr")[1].label is Label.DATE
