@@ -1,7 +1,10 @@
 """Dev scores of a NER checkpoint alone, the rules alone and both merged (HybridDetector).
 
 Usage: .venv/bin/python bench/ner_dev_eval.py MODEL_DIR CORPUS[:MAXDOCS] [CORPUS...] [--threads N]
-Prints strict / relaxed micro P, R, F1 (deid.eval) per corpus and detector.
+Prints strict / relaxed micro P, R, F1 (deid.eval) per corpus and detector, scored as the output
+stands ("raw", what ``deid eval`` prints) and projected onto the corpus's own annotation scheme
+("scheme", what ``deid eval --scheme`` prints; deid.eval.scheme). ``--json DIR`` also writes each
+hybrid report as JSON.
 """
 
 from __future__ import annotations
@@ -17,14 +20,16 @@ def main() -> None:
     p.add_argument("corpora", nargs="+")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--detectors", default="ner,rules,hybrid")
+    p.add_argument("--json", type=Path, metavar="DIR", help="write the hybrid reports as JSON here")
     args = p.parse_args()
 
     import torch
 
-    from deid.corpora import read_corpus
+    from deid.corpora import detect_format, read_corpus
     from deid.detect import Detector
-    from deid.detection import HybridDetector
-    from deid.eval import Evaluator
+    from deid.detection import HybridDetector, combine
+    from deid.eval import Evaluator, RunInfo
+    from deid.eval.scheme import scheme_for_format
     from deid.ner import load_detector
     from deid.rules import RuleDetector
 
@@ -33,21 +38,21 @@ def main() -> None:
     rules = RuleDetector()
     detectors: dict[str, Detector] = {"ner": ner, "rules": rules, "hybrid": HybridDetector(rules, ner)}
     print(f"# model {args.model} ({ner.model_version}); {args.threads} threads")
-    print("| corpus | docs | detector | strict P | strict R | strict F1 | relaxed P | relaxed R | relaxed F1 "
-          "| s |")  # fmt: skip
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| corpus | docs | detector | scoring | strict P | strict R | strict F1 | relaxed P | relaxed R "
+          "| relaxed F1 | s |")  # fmt: skip
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for spec in args.corpora:
         head, sep, tail = spec.rpartition(":")
         path, limit = (Path(head), int(tail)) if sep and tail.isdigit() else (Path(spec), 0)
         docs = read_corpus(path)
         docs = docs[:limit] if limit else docs
+        scheme = scheme_for_format(detect_format(path))
         cache: dict[str, list] = {}
         for name in args.detectors.split(","):
             t0 = time.perf_counter()
             if name == "hybrid" and "ner" in cache and "rules" in cache:
-                from deid.merge import merge
-
-                preds = [merge(r, m) for r, m in zip(cache["rules"], cache["ner"], strict=True)]
+                preds = [combine(r, m, d.text, d.language)
+                         for r, m, d in zip(cache["rules"], cache["ner"], docs, strict=True)]  # fmt: skip
             else:
                 preds = []
                 for i in range(0, len(docs), 16):
@@ -55,13 +60,21 @@ def main() -> None:
                     preds.extend(detectors[name].detect([d.text for d in batch], [d.language for d in batch]))
             cache[name] = preds
             dt = time.perf_counter() - t0
-            ev = Evaluator()
-            for d, sp in zip(docs, preds, strict=True):
-                ev.add(d, sp)
-            rep = ev.report()
-            s, r = rep.strict_micro, rep.relaxed_micro
-            cells = " | ".join(_f(x) for x in (s.precision, s.recall, s.f1, r.precision, r.recall, r.f1))
-            print(f"| {path.name} | {len(docs)} | {name} | {cells} | {dt:.0f} |", flush=True)
+            for scoring in ("raw", "scheme"):
+                ev = Evaluator()
+                for d, sp in zip(docs, preds, strict=True):
+                    ev.add(d, sp if scoring == "raw" else scheme.project(sp))
+                rep = ev.report()
+                s, r = rep.strict_micro, rep.relaxed_micro
+                cells = " | ".join(_f(x) for x in (s.precision, s.recall, s.f1, r.precision, r.recall, r.f1))
+                print(f"| {path.name} | {len(docs)} | {name} | {scoring} | {cells} | {dt:.0f} |", flush=True)
+                if args.json is not None and name == "hybrid":
+                    run = RunInfo(corpus=str(path), format=detect_format(path), n_docs=len(docs),
+                                  detector=detectors[name].model_name,
+                                  detector_version=detectors[name].model_version, seconds=dt,
+                                  scheme=scheme.corpus if scoring == "scheme" else None)  # fmt: skip
+                    out = args.json / f"{path.stem if path.is_file() else path.name}-{scoring}.json"
+                    out.write_text(rep.with_run(run).to_json())
 
 
 def _f(x: float | None) -> str:

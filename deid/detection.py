@@ -57,5 +57,11 @@ class HybridDetector:
         if self.model is None:
             return rule_spans
         model_spans = self.model.detect(texts, languages)
-        return [birth_dates_after_names(merge(r, conform(m, t), t), t, lang)
-                for r, m, t, lang in zip(rule_spans, model_spans, texts, languages, strict=True)]
+        return [combine(r, m, t, lang) for r, m, t, lang in zip(rule_spans, model_spans, texts, languages,
+                                                                 strict=True)]
+
+
+def combine(rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str) -> list[Span]:
+    """One text's rule and model spans as the hybrid detector outputs them: the model's spans put
+    under the span convention, merged recall first, birth dates told apart."""
+    return birth_dates_after_names(merge(rule_spans, conform(model_spans, text), text), text, language)
