@@ -41,6 +41,8 @@ class PostcodeRecognizer(RegexRecognizer):
             re.compile(r"(?<![\w,.])(?P<phi>" + _ES_CODE + r")(?![\w,.]\d)"
                        r"(?=,?[ \t]+(?P<city>" + _CITY + r"))"),
             re.compile(r"\b(?:c[óo]digo\s+postal|CP|C\.P\.)\s*:?\s*(?P<phi>" + _ES_CODE + r")(?!\d)", _I),
+            # the international form "E-41013" names itself a Spanish postcode
+            re.compile(r"(?<![\w\-])(?P<phi>E-" + _ES_CODE + r")(?!\d)"),
         ),
         "en": (
             re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*:?\s*(?P<phi>\d{5}(?:-\d{4})?)(?!\d)",

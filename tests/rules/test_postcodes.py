@@ -23,6 +23,8 @@ P = Label.POSTCODE
         ("Av. de Córdoba s/n, 28041 Madrid.", "es", "28041"),
         ("C.P. 28034", "es", "28034"),
         ("CP: 01022.", "es", "01022"),
+        ("Avda. Manuel Siurot S/N. E-41013. Sevilla.", "es", "E-41013"),
+        ("Avda. Doctor Olóriz, 16 E-18012 Granada", "es", "E-18012"),
         ("Boston, MA 02115", "en", "02115"),
         ("ZIP code: 10001", "en", "10001"),
     ],
