@@ -73,7 +73,8 @@ def main() -> None:
                                   detector=detectors[name].model_name,
                                   detector_version=detectors[name].model_version, seconds=dt,
                                   scheme=scheme.corpus if scoring == "scheme" else None)  # fmt: skip
-                    out = args.json / f"{path.stem if path.is_file() else path.name}-{scoring}.json"
+                    name_ = scheme.corpus + (f"-{docs[0].language}" if scheme.corpus == "echr" else "")
+                    out = args.json / f"ner-dev-{name_}{'' if scoring == 'raw' else '-scheme'}.json"
                     out.write_text(rep.with_run(run).to_json())
 
 
