@@ -63,7 +63,7 @@ def main() -> None:
             for scoring in ("raw", "scheme"):
                 ev = Evaluator()
                 for d, sp in zip(docs, preds, strict=True):
-                    ev.add(d, sp if scoring == "raw" else scheme.project(sp))
+                    ev.add(d, sp if scoring == "raw" else scheme.project(sp, d.text, d.language))
                 rep = ev.report()
                 s, r = rep.strict_micro, rep.relaxed_micro
                 cells = " | ".join(_f(x) for x in (s.precision, s.recall, s.f1, r.precision, r.recall, r.f1))
@@ -73,7 +73,8 @@ def main() -> None:
                                   detector=detectors[name].model_name,
                                   detector_version=detectors[name].model_version, seconds=dt,
                                   scheme=scheme.corpus if scoring == "scheme" else None)  # fmt: skip
-                    name_ = scheme.corpus + (f"-{docs[0].language}" if scheme.corpus == "echr" else "")
+                    lang = docs[0].language if docs else "none"
+                    name_ = scheme.corpus + (f"-{lang}" if scheme.corpus == "echr" else "")
                     out = args.json / f"ner-dev-{name_}{'' if scoring == 'raw' else '-scheme'}.json"
                     out.write_text(rep.with_run(run).to_json())
 

@@ -8,7 +8,8 @@ read (training and evaluation alike) and to the model's output, removes that noi
 
 - a span covers the identifying words only: no surrounding whitespace, no trailing ``,;:-``, no
   sentence-final period (an initial's or abbreviation's period stays: "J.", "S.A.");
-- a span without a letter or digit, or that is only an article ("le", "L'"), is no span;
+- a span without a letter or digit is no span, nor a date or lower-case place that is only an
+  article ("le"); a person span always keeps its last word ("Mme Le", "Dr M.");
 - a person span starts after its courtesy titles ("Dr", "Mme", "Señora");
 - a date span starts after a leading article or preposition ("le", "el", "the", "on");
 - a whole French address "<street>, <postcode> <city>" is three spans: STREET, POSTCODE, CITY.
@@ -25,20 +26,24 @@ from collections.abc import Iterable
 from deid.labels import Category, Label
 from deid.spans import Span
 
-# Courtesy titles and honorifics (FR, ES, EN), and the "et"/"and"/"y" that joins two of them
-# ("M. et Mme X"): not part of a name in MEDDOCAN or eds-pseudo.
-_TITLE = re.compile(
-    r"(?:m|mr|mme|mlle|mrs|ms|dr|dre|dra|pr|prof|sr|sra|srta|don|doña|docteur|professeur|madame|"
-    r"monsieur|mademoiselle|señor|señora|doctor|doctora|me|maître|mm|mmes|messrs|sir|et|and|y)(?:\s?\.)?(?:\s+|$)",
-    re.IGNORECASE,
-)
+# Courtesy titles and honorifics (FR, ES, EN): not part of a name in MEDDOCAN or eds-pseudo.
+# "M" is a title only where a span starts ("M. Dupont"); further in, it is an initial
+# ("Dr M. Martin"). "et"/"and"/"y" go only between two titles ("M. et Mme Robins").
+_TITLES = (r"mr|mme|mlle|mrs|ms|dr|dre|dra|pr|prof|sr|sra|srta|doña|docteur|professeur|madame|monsieur|"
+           r"mademoiselle|señor|señora|doctor|doctora|me|maître|mm|mmes|messrs")  # fmt: skip
+_TITLE = re.compile(rf"(?:{_TITLES})(?:\s?\.)?\s+", re.IGNORECASE)
+_FIRST_TITLE = re.compile(rf"(?:m|{_TITLES})(?:\s?\.)?\s+", re.IGNORECASE)
+_JOINED_TITLE = re.compile(rf"(?:et|and|y)\s+(?=(?:m|{_TITLES})(?:\s?\.)?\s)", re.IGNORECASE)
+_TITLE_ALONE = re.compile(rf"(?:{_TITLES})\.?", re.IGNORECASE)
 # Articles and prepositions that introduce a date; "l'" has no space after it.
 _DATE_LEAD = re.compile(r"(?:(?:le|la|el|the|on|du|au|del|al|en|in)\s+|l['’])", re.IGNORECASE)
-# Words that introduce or join mentions but identify nothing on their own.
+# Words that introduce or join mentions but identify nothing on their own. Person spans are never
+# dropped for it ("Mme Le" is a surname), other places only when written in lower case.
 _FUNCTION_WORD = re.compile(
     r"(?:le|la|les|l['’]|el|los|las|the|de|du|des|d['’]|del|al|au|aux|en|in|on|et|y|and)", re.IGNORECASE
 )
 _TRAILING = ",;:-–"
+_TRAILING_EXACT = ",;"  # e-mail, URL, IP and identifiers: ":" and "-" may end them ("2001:db8::")
 # A final period ends the sentence unless the last word is an initial or a dotted abbreviation
 # ("J.", "S.A."), whose period belongs to it.
 _KEEPS_PERIOD = re.compile(r"(?:^|\s)(?:\w\.|(?:\w{1,3}\.){2,})$")
@@ -48,12 +53,12 @@ _WHOLE_ADDRESS = re.compile(
 )
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+def _strip(text: str, start: int, end: int, trailing: str = _TRAILING) -> tuple[int, int]:
     while start < end and text[start].isspace():
         start += 1
     while end > start:
         last = text[end - 1]
-        if last.isspace() or last in _TRAILING or (last == "." and not _KEEPS_PERIOD.search(text[start:end])):
+        if last.isspace() or last in trailing or (last == "." and not _KEEPS_PERIOD.search(text[start:end])):
             end -= 1
         else:
             break
@@ -64,6 +69,17 @@ def _skip(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
     while (m := pattern.match(text, start, end)) is not None and start < m.end() < end:
         start = m.end()
     return start
+
+
+def _skip_titles(text: str, start: int, end: int) -> int:
+    """Where the name starts after the span's leading titles; the last word always stays."""
+    pos = start
+    while True:
+        m = (_FIRST_TITLE if pos == start else _TITLE).match(text, pos, end) or _JOINED_TITLE.match(
+            text, pos, end)
+        if m is None or m.end() >= end:
+            return pos
+        pos = m.end()
 
 
 def _split_address(span: Span, text: str) -> list[Span]:
@@ -80,17 +96,21 @@ def _split_address(span: Span, text: str) -> list[Span]:
 
 def conform_span(span: Span, text: str, *, split_addresses: bool = False) -> list[Span]:
     """``span`` under the project's convention: zero, one or (addresses) several spans."""
-    start, end = _strip(text, span.start, span.end)
     category = span.label.category
+    trailing = _TRAILING_EXACT if category in (Category.REF, Category.QID) else _TRAILING
+    start, end = _strip(text, span.start, span.end, trailing)
     if category is Category.PER:
-        start = _skip(_TITLE, text, start, end)
-        if _TITLE.fullmatch(text, start, end):
-            return []  # a title alone names nobody
+        start = _skip_titles(text, start, end)
+        if _TITLE_ALONE.fullmatch(text, start, end):
+            return []  # a title alone ("Mme", "Dr.") names nobody; a lone initial ("M.") stays
     elif category is Category.DATE:
         start = _skip(_DATE_LEAD, text, start, end)
-    start, end = _strip(text, start, end)
-    if not any(c.isalnum() for c in text[start:end]) or _FUNCTION_WORD.fullmatch(text, start, end):
-        return []  # punctuation or an article alone identifies no one
+    start, end = _strip(text, start, end, trailing)
+    if not any(c.isalnum() for c in text[start:end]):
+        return []  # punctuation alone identifies no one
+    if (category is not Category.PER and _FUNCTION_WORD.fullmatch(text, start, end)
+            and (category is Category.DATE or text[start:end].islower())):  # fmt: skip
+        return []  # an article alone ("le" before a date) is no mention
     out = span
     if (start, end) != (span.start, span.end):
         out = Span(start, end, span.label, span.source, span.score)

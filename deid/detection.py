@@ -15,7 +15,7 @@ from deid.spans import Span
 # "Mme PALSKY, 28 Oct 1990": a date right after a person's name and a comma is that person's
 # birth date (every such pair in the French training corpora: 10 of 10). MEDDOCAN tags every
 # Spanish date FECHAS, so Spanish dates keep DATE, as in the date rule.
-_NAME_DATE_GAP = re.compile(r"\s*,\s*")
+_NAME_DATE_GAP = re.compile(r"[ \t]*,[ \t]*")  # same line: a signature's date on the next line is not
 
 
 def birth_dates_after_names(spans: Sequence[Span], text: str, language: str) -> list[Span]:

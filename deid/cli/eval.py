@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if len(predicted) != len(batch):
             raise RuntimeError("detector returned a different number of results than documents")
         for doc, spans in zip(batch, predicted, strict=True):
-            evaluator.add(doc, scheme.project(spans) if scheme is not None else spans)
+            evaluator.add(doc, scheme.project(spans, doc.text, doc.language) if scheme is not None else spans)
         progress.update(i + len(batch))
     progress.close()
 

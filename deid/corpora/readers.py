@@ -185,8 +185,10 @@ def read_corpus(path: Path, fmt: str | None = None, language: str | None = None)
         docs = readers[fmt]()
     except UnicodeDecodeError as exc:
         raise CorpusFormatError(f"{path}: not UTF-8 text") from exc
-    # one span convention for every corpus, in training and in evaluation (deid.convention)
-    return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=True))) for d in docs]
+    # one span convention for every corpus, in training and in evaluation (deid.convention); only
+    # eds-pseudo has whole French addresses to split
+    split = fmt.startswith("eds")
+    return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=split))) for d in docs]
 
 
 def iter_mentions(doc: Document) -> Iterator[tuple[Span, str]]:

@@ -4,29 +4,36 @@ The product tags more than any one corpus annotates: ages in eds-pseudo notes (w
 no age label), relative dates ("hace 3 meses", tagged so the temporal mechanism can replace them;
 MEDDOCAN and eds-pseudo leave them out), patient/staff/relative where eds-pseudo and ECHR only say
 "person". Under the default scoring every such span is a false positive or a wrong label. The
-projection asks the question the corpus was built to answer instead: each predicted span is put
-into the corpus's label inventory before matching:
+projection asks the question the corpus was built to answer instead; before matching, each
+predicted span is put into the corpus's label inventory:
 
 - a label the corpus has stays;
-- a label whose coarse category the corpus covers with exactly one label becomes that label
-  (PATIENT -> PERSON in eds-pseudo, BIRTH_DATE -> DATE in MEDDOCAN, ORG -> HOSPITAL in eds-pseudo);
-- a label whose category the corpus does not annotate at all is dropped (AGE in eds-pseudo);
-- anything else (a category the corpus splits several ways) stays as predicted and is scored.
+- a label the corpus expresses more coarsely is renamed, for the listed pairs only
+  (PATIENT/STAFF/RELATIVE -> PERSON, BIRTH_DATE -> DATE, HOSPITAL <-> ORG, any place -> LOCATION
+  when that is the corpus's only place label);
+- a label of a category the corpus does not annotate at all is dropped (AGE in eds-pseudo);
+- anything else stays as predicted and is scored (an URL where the corpus only knows e-mails is
+  still an error);
+- a predicted date that lies inside a relative temporal expression is dropped where the corpus's
+  guideline leaves those out (MEDDOCAN, eds-pseudo), whichever component found it.
 
-Spans of a recognizer whose expressions the corpus guideline excludes are dropped too (relative
-dates for MEDDOCAN and eds-pseudo). The gold side is never touched. Both figures are worth
-reporting: the default one says how the output matches the corpus, this one how the detector
-does on the corpus's own task.
+The gold side is never touched. Both figures are worth reporting: the default one says how the
+output matches the corpus, this one how the detector does on the corpus's own task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
 from deid.corpora.mapping import TABLES
-from deid.labels import Label
+from deid.labels import Category, Label
 from deid.spans import Span
+
+if TYPE_CHECKING:
+    from deid.detect import Recognizer
 
 # Which corpus of the mapping table a reader format holds.
 CORPUS_OF_FORMAT = {
@@ -36,37 +43,61 @@ CORPUS_OF_FORMAT = {
     "echr-tsv": "echr",
 }
 
-# Recognizers whose expressions a corpus's guideline does not annotate.
-_EXCLUDED_SOURCES = {
-    "meddocan": frozenset({"rules.relative_date"}),
-    "eds-pseudo": frozenset({"rules.relative_date"}),
-    "echr": frozenset(),
+# Coarser names a corpus may use for a project label, in order of preference.
+_COARSER: dict[Label, tuple[Label, ...]] = {
+    Label.PATIENT: (Label.PERSON,),
+    Label.STAFF: (Label.PERSON,),
+    Label.RELATIVE: (Label.PERSON,),
+    Label.BIRTH_DATE: (Label.DATE,),
+    Label.HOSPITAL: (Label.ORG,),
+    Label.ORG: (Label.HOSPITAL,),
+    Label.STREET: (Label.LOCATION,),
+    Label.CITY: (Label.LOCATION,),
+    Label.POSTCODE: (Label.LOCATION,),
+    Label.COUNTRY: (Label.LOCATION,),
 }
+
+# Corpora whose guideline does not annotate relative temporal expressions.
+_NO_RELATIVE_DATES = frozenset({"meddocan", "eds-pseudo"})
 
 
 @dataclass(frozen=True)
 class Scheme:
     corpus: str
     labels: frozenset[Label]
-    excluded_sources: frozenset[str]
+    drops_relative_dates: bool
 
-    def project(self, spans: Iterable[Span]) -> list[Span]:
-        """Predicted spans put into this corpus's inventory (see the module docstring)."""
+    def project(self, spans: Iterable[Span], text: str, language: str) -> list[Span]:
+        """Predicted spans of one text put into this corpus's inventory (module docstring)."""
+        relative = _relative_dates(text, language) if self.drops_relative_dates else []
+        categories = {lab.category for lab in self.labels}
         out: list[Span] = []
         for span in spans:
-            if span.source in self.excluded_sources:
+            if span.label.category is Category.DATE and any(
+                    r.start <= span.start and span.end <= r.end for r in relative):  # fmt: skip
                 continue
             if span.label in self.labels:
                 out.append(span)
                 continue
-            same_category = [lab for lab in self.labels if lab.category is span.label.category]
-            if not same_category:
+            if span.label.category not in categories:
                 continue
-            if len(same_category) == 1:
-                out.append(Span(span.start, span.end, same_category[0], span.source, span.score))
-            else:
-                out.append(span)
+            coarser = next((lab for lab in _COARSER.get(span.label, ()) if lab in self.labels), None)
+            if coarser is not None:
+                span = Span(span.start, span.end, coarser, span.source, span.score)
+            out.append(span)
         return out
+
+
+@cache
+def _relative_date_recognizer() -> Recognizer:
+    from deid.rules import build_recognizers
+
+    (recognizer,) = build_recognizers(["relative_date"])
+    return recognizer
+
+
+def _relative_dates(text: str, language: str) -> Sequence[Span]:
+    return _relative_date_recognizer().find(text, language)
 
 
 def scheme_for(corpus: str) -> Scheme:
@@ -74,7 +105,7 @@ def scheme_for(corpus: str) -> Scheme:
     if corpus not in TABLES:
         raise KeyError(f"no annotation scheme for corpus {corpus!r}")
     labels = frozenset(lab for lab in TABLES[corpus].values() if lab is not None)
-    return Scheme(corpus, labels, _EXCLUDED_SOURCES.get(corpus, frozenset()))
+    return Scheme(corpus, labels, corpus in _NO_RELATIVE_DATES)
 
 
 def scheme_for_format(fmt: str) -> Scheme:

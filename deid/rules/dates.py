@@ -42,8 +42,10 @@ _PROPER_NAME_BEFORE = re.compile(r"\b(?:hospital(?:\s+universitario)?|h\.\s*u\.|
 
 
 # Scores written like dates: "Apgar 9/10/10", "EVA 7/10", "score de Glasgow 15/15".
+# Only a match without a four-digit year can be a score ("Score 12/03/2020" is a date); "EVA" is
+# the pain scale in capitals, "Eva" a first name.
 _SCORE_BEFORE = re.compile(
-    r"\b(?:apgar|eva|score(?:\s+de\s+\w+)?|glasgow|cot[ée]e?\s+à|évaluée?\s+à)\s*:?\s*$", _I
+    r"(?:\b(?i:apgar|score(?:\s+de\s+\w+)?|glasgow|cot[ée]e?\s+à|évaluée?\s+à)|\bEVA)\s*:?\s*$"
 )
 
 
@@ -155,9 +157,10 @@ class DateRecognizer(RegexRecognizer):
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
         if _PROPER_NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
             return None  # "Hospital Universitario 12 de Octubre" is a hospital, not a date
-        if _SCORE_BEFORE.search(text, max(0, match.start() - 30), match.start()):
-            return None
         groups = match.groupdict()
+        if len(groups.get("y") or "") != 4 and _SCORE_BEFORE.search(
+                text, max(0, match.start() - 30), match.start()):  # fmt: skip
+            return None
         if groups.get("d") and groups.get("m"):
             day, month = int(groups["d"].replace(" ", "")), int(groups["m"].replace(" ", ""))
             if not _numeric_ok(day, month):

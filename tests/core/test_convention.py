@@ -30,6 +30,14 @@ def _conformed(text: str, label: Label, *, split: bool = False) -> list[tuple[st
     ("jacanovas@hotmail.com.", Label.EMAIL, "jacanovas@hotmail.com"),
     ("DIAVERUM. CERER, S.A.", Label.ORG, "DIAVERUM. CERER, S.A."),
     ("Juan C.", Label.STAFF, "Juan C."),
+    ("Dr M. Martin", Label.STAFF, "M. Martin"),  # past the first word, "M." is an initial
+    ("Mr Y", Label.PERSON, "Y"),
+    ("Mr and Mrs M.", Label.PERSON, "M."),
+    ("Sr. y Sra. García", Label.PERSON, "García"),
+    ("Don Smith", Label.PERSON, "Don Smith"),
+    ("Mme Le", Label.PERSON, "Le"),  # a surname that is also an article stays
+    ("M.", Label.PERSON, "M."),
+    ("2001:db8::", Label.IP, "2001:db8::"),
     ("  Paris ,", Label.CITY, "Paris"),
 ])
 def test_edges_follow_the_convention(text: str, label: Label, expected: str) -> None:
@@ -75,6 +83,6 @@ def test_conformed_spans_stay_inside_the_original_and_keep_every_name_and_number
             assert set(range(start, pos)) <= covered, (text, word)
 
 
-@pytest.mark.parametrize(("text", "label"), [("le", Label.DATE), ("L'", Label.PERSON), ("del", Label.STREET)])
+@pytest.mark.parametrize(("text", "label"), [("le", Label.DATE), ("Le", Label.DATE), ("del", Label.STREET)])
 def test_an_article_alone_is_no_span(text: str, label: Label) -> None:
     assert _conformed(text, label) == []

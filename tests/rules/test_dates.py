@@ -114,3 +114,9 @@ def test_date_recognizer_does_not_flag_a_duration_after_an_event(find: Find) -> 
                                   "score de Glasgow 15/10/12"])
 def test_scores_written_like_dates_are_not_dates(find: Find, text: str) -> None:
     assert [lab for _, lab in find(text, "fr") if lab in (Label.DATE, Label.BIRTH_DATE)] == []
+
+
+@pytest.mark.parametrize("text", ["Revue par Eva 12/03/20.", "Score 12/03/2020 relevé",
+                                  "Apgar le 12/03/2020"])
+def test_a_date_after_a_score_word_or_the_name_eva_is_still_a_date(find: Find, text: str) -> None:
+    assert [lab for _, lab in find(text, "fr") if lab is Label.DATE]

@@ -191,3 +191,6 @@ def test_a_date_right_after_a_patient_name_is_a_birth_date_except_in_spanish() -
     assert [s.label for s in birth_dates_after_names([name, born], text, "es")] == [Label.PATIENT, Label.DATE]
     staff = model(name.start, name.end, Label.STAFF)
     assert birth_dates_after_names([staff, born], text, "fr")[1].label is Label.DATE
+    signed = "Jean DUPONT,\n12/03/2024"
+    spans = [model(0, 11, Label.PERSON), rule(13, len(signed), Label.DATE)]
+    assert birth_dates_after_names(spans, signed, "fr")[1].label is Label.DATE
