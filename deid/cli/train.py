@@ -61,6 +61,11 @@ def register(sub: Any) -> None:
         metavar="CHECKPOINT",
         help="instead of training: write CHECKPOINT in compact fp16 form to --out",
     )
+    p.add_argument(
+        "--model-version",
+        metavar="NAME",
+        help="with --export: the version string the model reports (default: the checkpoint's)",
+    )
     p.set_defaults(handler=run)  # fmt: skip
 
 
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         from deid.ner.export import export_checkpoint
 
         try:
-            export_checkpoint(Path(args.export), Path(args.out))
+            export_checkpoint(Path(args.export), Path(args.out), version=args.model_version)
         except (FileNotFoundError, ValueError) as exc:
             raise CliError(str(exc)) from exc
         print(f"exported to {args.out}")

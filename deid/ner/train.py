@@ -139,7 +139,7 @@ def _save_last(
     from deid.ner.model import save_compact
 
     tmp = path.with_name(path.name + ".tmp")
-    save_compact(model, tmp, fp16=False)
+    save_compact(model, tmp, fp16=False, extra={"deid_model_version": f"{path.parent.name}-step{step}"})
     torch.save(
         {"opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "epoch": epoch,
          "rng": rng.getstate(), "torch_rng": torch.get_rng_state()},
@@ -302,7 +302,7 @@ def _eval_and_keep(model: Any, tokenizer: Any, dev: dict[str, list[Document]], d
     if score > best_score:
         best = out / "best"
         tmp = out / "best.tmp"
-        save_compact(model, tmp, fp16=False, extra={"deid_model_version": f"step{step}"})
+        save_compact(model, tmp, fp16=False, extra={"deid_model_version": f"{out.name}-step{step}"})
         (tmp / "scores.json").write_text(json.dumps({"step": step, "score": score, "dev": brief}, indent=2))
         if best.exists():
             import shutil
