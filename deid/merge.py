@@ -102,19 +102,13 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             out.extend(resolve(group))
             continue
         rule, model = longest(from_rules), longest(from_model)
-        if rule.label == model.label and rule.label in _SELF_DELIMITED:
-            # an address's syntax fixes its extent: the model's extra words are another mention
-            kept = resolve(from_rules)
-            rest = [part for m in from_model for part in _split_around(m, kept)]
-            out.extend(kept)
-            out.extend(resolve(_trim(rest, text)))
-            continue
-        if rule.label == model.label:
+        if rule.label == model.label and rule.label not in _SELF_DELIMITED:
             winner = model if model.length > rule.length else rule
-        elif rule.label.category == model.label.category and (rule.label, model.label) == (
-                Label.DATE, Label.BIRTH_DATE):
+        elif (rule.label, model.label) == (Label.DATE, Label.BIRTH_DATE):
             winner = Span(rule.start, rule.end, Label.BIRTH_DATE, rule.source, rule.score)
-        elif _rules_win(rule):
+        elif rule.label == model.label or _rules_win(rule):
+            # the rules' extent stands (an address's syntax fixes it, or a checked pattern won);
+            # whatever else the model flagged stays flagged beside it
             kept = resolve(from_rules)
             rest = [part for m in from_model for part in _split_around(m, kept)]
             out.extend(kept)
