@@ -91,7 +91,7 @@ def predict_spans(
                     col = k - w.start + 1
                     preds[k] = (best_i[r][col], best_p[r][col])
     out: list[list[Span]] = []
-    for enc, preds in zip(encoded, tok_pred, strict=True):
+    for text, enc, preds in zip(texts, encoded, tok_pred, strict=True):
         tags = ["O"] * len(enc.words)
         scores = [1.0] * len(enc.words)
         for k, (tag_id, p) in enumerate(preds):
@@ -101,7 +101,7 @@ def predict_spans(
                     tag = "O"
                 tags[enc.word_of[k]] = tag
                 scores[enc.word_of[k]] = p
-        out.append(decode_words(enc.words, tags, scores))
+        out.append(decode_words(enc.words, tags, scores, text=text))
     return out
 
 

@@ -66,8 +66,16 @@ def decode_words(
     tags: Sequence[str],
     scores: Sequence[float] | None = None,
     source: str = "ner",
+    text: str | None = None,
 ) -> list[Span]:
-    """Word tags to spans: break only at a B- or an O; the entity takes its majority label."""
+    """Word tags to spans: break only at a B- or an O; the entity takes its majority label.
+
+    With ``text``, a B- of the label of the word just before, one space away, continues that
+    entity for names, relatives, organisations and streets: the model sometimes restarts inside
+    one ("hermano B-gemelo"), and the corpora almost never write two of them one space apart
+    (9 pairs in 15,754 MEDDOCAN spans). Places are left split: "28036 Madrid" is two LOCATION
+    spans there (473 pairs).
+    """
     spans: list[Span] = []
     cur: list[int] = []
 
@@ -83,13 +91,27 @@ def decode_words(
     for i, tag in enumerate(tags):
         if tag == "O":
             flush()
-        elif tag.startswith("B-"):
+        elif tag.startswith("B-") and not _continues(words, tags, i, text):
             flush()
             cur.append(i)
         else:
             cur.append(i)
     flush()
     return spans
+
+
+_CONTINUABLE = frozenset({"PATIENT", "STAFF", "RELATIVE", "PERSON", "HOSPITAL", "ORG", "STREET"})
+
+
+def _continues(words: Sequence[Word], tags: Sequence[str], i: int, text: str | None) -> bool:
+    label = tags[i][2:]
+    if text is None or i == 0 or label not in _CONTINUABLE or tags[i - 1][2:] != label:
+        return False
+    before = words[i - 1]
+    # a stray tag on punctuation ("Dra B-. B-María") starts nothing worth extending
+    return text[before.end : words[i].start] == " " and any(
+        c.isalnum() for c in text[before.start : before.end]
+    )
 
 
 def _first_index(cur: list[int], tags: Sequence[str], label: str) -> int:

@@ -58,6 +58,23 @@ def test_decode_splits_adjacent_entities_at_b() -> None:
     assert [(s.start, s.end) for s in spans] == [(0, 5), (6, 10)]
 
 
+def test_decode_continues_a_restarted_name_or_relative_one_space_away() -> None:
+    text = "un hermano gemelo, Dra . María"
+    tags = ["O", "B-RELATIVE", "B-RELATIVE", "O", "O", "B-STAFF", "B-STAFF"]
+    spans = decode_words(split_words(text), tags, text=text)
+    assert [(text[s.start : s.end], s.label) for s in spans] == [
+        ("hermano gemelo", Label.RELATIVE),
+        (".", Label.STAFF),
+        ("María", Label.STAFF),
+    ]
+
+
+def test_decode_keeps_places_one_space_apart_split() -> None:
+    text = "28036 Madrid"
+    spans = decode_words(split_words(text), ["B-LOCATION", "B-LOCATION"], text=text)
+    assert [(s.start, s.end) for s in spans] == [(0, 5), (6, 12)]
+
+
 def test_decode_inverts_word_tags_for_word_aligned_spans() -> None:
     rng = random.Random(7)
     text = " ".join(
