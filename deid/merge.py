@@ -15,8 +15,11 @@ with a structured type against another label of the model, the rules' spans keep
 extent and label, and whatever the model flagged beyond them stays flagged under the model's
 label ("Denis GERARD Gilb85@aphm.fr" tagged
 PERSON by the model and EMAIL by the rules becomes PERSON "Denis GERARD" + EMAIL
-"Gilb85@aphm.fr", not one EMAIL span). The same holds when both say EMAIL, URL or IP: the
-address's syntax fixes its extent, and the model's extra words stay flagged beside it.
+"Gilb85@aphm.fr", not one EMAIL span). The same holds for the labels whose syntax fixes their
+extent (e-mail, URL, IP, street address, postcode) against a model span that reaches beyond
+them, whatever its label: "Georgette Noirot 31, RUE GÉRARD GOMEZ" read as one PERSON by the model
+and "31, RUE GÉRARD GOMEZ" by the street rule becomes PERSON + STREET. A model span with exactly
+the rules' extent keeps its own label there (a postcode that MEDDOCAN calls a place).
 Within the DATE category the model's BIRTH_DATE refines
 the rules' DATE: the label needs the context the model reads.
 """
@@ -65,12 +68,17 @@ def resolve(spans: Iterable[Span], choose: Chooser = longest) -> list[Span]:
     return out
 
 
-# Labels whose extent the pattern fixes exactly (an e-mail address, a URL, an IP address).
-_SELF_DELIMITED = frozenset({Label.EMAIL, Label.URL, Label.IP})
+# Labels whose extent the pattern fixes exactly (an e-mail address, a URL, an IP address, a
+# numbered street, a postcode).
+_SELF_DELIMITED = frozenset({Label.EMAIL, Label.URL, Label.IP, Label.STREET, Label.POSTCODE})
 
 
 def _rules_win(rule: Span) -> bool:
     return rule.label.category not in CONTEXTUAL_CATEGORIES
+
+
+def _delimits(rule: Span, model: Span) -> bool:
+    return rule.label in _SELF_DELIMITED and (model.start, model.end) != (rule.start, rule.end)
 
 
 def _split_around(model: Span, cover: Sequence[Span]) -> list[Span]:
@@ -106,7 +114,7 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             winner = model if model.length > rule.length else rule
         elif (rule.label, model.label) == (Label.DATE, Label.BIRTH_DATE):
             winner = Span(rule.start, rule.end, Label.BIRTH_DATE, rule.source, rule.score)
-        elif rule.label == model.label or _rules_win(rule):
+        elif rule.label == model.label or _rules_win(rule) or _delimits(rule, model):
             # the rules' extent stands (an address's syntax fixes it, or a checked pattern won);
             # whatever else the model flagged stays flagged beside it
             kept = resolve(from_rules)

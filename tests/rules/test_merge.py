@@ -61,8 +61,33 @@ def test_partial_overlap_won_by_the_rules_keeps_both_labels_and_every_character(
 
 
 def test_partial_overlap_won_by_the_model_extends_to_the_union() -> None:
-    (out,) = merge([rule(5, 15, Label.POSTCODE)], [model(0, 8, Label.CITY)])
-    assert (out.start, out.end, out.label) == (0, 15, Label.CITY)
+    (out,) = merge([rule(5, 15, Label.CITY)], [model(0, 8, Label.HOSPITAL)])
+    assert (out.start, out.end, out.label) == (0, 15, Label.HOSPITAL)
+
+
+def test_a_name_read_into_a_numbered_street_is_cut_at_the_rules_street() -> None:
+    text = "Georgette Noirot 31, RUE GÉRARD GOMEZ"
+    street = text.index("31")
+    out = merge([rule(street, len(text), Label.STREET)], [model(0, street + 2, Label.PERSON)], text)
+    assert [(text[s.start : s.end], s.label) for s in out] == [
+        ("Georgette Noirot", Label.PERSON),
+        ("31, RUE GÉRARD GOMEZ", Label.STREET),
+    ]
+
+
+def test_a_postcode_inside_a_model_street_keeps_its_extent() -> None:
+    text = "Avda. Manuel Siurot S/N. E-41013"
+    code = text.index("E-")
+    out = merge([rule(code, len(text), Label.POSTCODE)], [model(0, len(text), Label.STREET)], text)
+    assert [(text[s.start : s.end], s.label) for s in out] == [
+        ("Avda. Manuel Siurot S/N", Label.STREET),
+        ("E-41013", Label.POSTCODE),
+    ]
+
+
+def test_a_model_span_with_exactly_the_postcodes_extent_keeps_the_models_label() -> None:
+    (out,) = merge([rule(0, 5, Label.POSTCODE)], [model(0, 5, Label.LOCATION)])
+    assert (out.start, out.end, out.label) == (0, 5, Label.LOCATION)
 
 
 def test_a_name_glued_to_an_email_is_split_not_swallowed() -> None:
