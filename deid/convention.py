@@ -9,7 +9,9 @@ read (training and evaluation alike) and to the model's output, removes that noi
 - a span covers the identifying words only: no surrounding whitespace, no trailing ``,;:-``, no
   sentence-final period (an initial's or abbreviation's period stays: "J.", "S.A.");
 - a span without a letter or digit is no span, nor a date or lower-case place that is only an
-  article ("le"); a person span always keeps its last word ("Mme Le", "Dr M.");
+  article ("le"), nor a date that is only "today" or "yesterday" (a relative date, not a date), nor
+  a lone "M." before "et Mme" (the title of a couple); a person span always keeps its last word
+  ("Mme Le", "Dr M.");
 - a person span starts after its courtesy titles ("Dr", "Mme", "Señora");
 - a date span starts after a leading article or preposition ("le", "el", "the", "on");
 - a whole French address "<street>, <postcode> <city>" is three spans: STREET, POSTCODE, CITY.
@@ -42,6 +44,12 @@ _DATE_LEAD = re.compile(r"(?:(?:le|la|el|the|on|du|au|del|al|en|in)\s+|l['’])"
 _FUNCTION_WORD = re.compile(
     r"(?:le|la|les|l['’]|el|los|las|the|de|du|des|d['’]|del|al|au|aux|en|in|on|et|y|and)", re.IGNORECASE
 )
+# Words that point at a day relative to the note, split as the model's words are ("aujourd", "hui").
+_DEICTIC_DATE = re.compile(
+    r"(?:aujourd(?:['’]\s?hui)?|hui|hier|demain|hoy|ayer|mañana|today|yesterday|tomorrow)", re.IGNORECASE
+)
+# "M. et Mme Robins", "M . et Mme T .": the "M" is the couple's title, not an initial.
+_COUPLE_AFTER = re.compile(rf"\s?\.?\s+(?:et|and)\s+(?:{_TITLES})\b", re.IGNORECASE)
 _TRAILING = ",;:-–"
 _TRAILING_EXACT = ",;"  # e-mail, URL, IP and identifiers: ":" and "-" may end them ("2001:db8::")
 # A final period ends the sentence unless the last word is an initial or a dotted abbreviation
@@ -103,8 +111,12 @@ def conform_span(span: Span, text: str, *, split_addresses: bool = False) -> lis
         start = _skip_titles(text, start, end)
         if _TITLE_ALONE.fullmatch(text, start, end):
             return []  # a title alone ("Mme", "Dr.") names nobody; a lone initial ("M.") stays
+        if text[start:end] in ("M", "M.") and _COUPLE_AFTER.match(text, end):
+            return []
     elif category is Category.DATE:
         start = _skip(_DATE_LEAD, text, start, end)
+        if _DEICTIC_DATE.fullmatch(text, start, end):
+            return []
     start, end = _strip(text, start, end, trailing)
     if not any(c.isalnum() for c in text[start:end]):
         return []  # punctuation alone identifies no one

@@ -21,11 +21,14 @@ them, whatever its label: "Georgette Noirot 31, RUE GÉRARD GOMEZ" read as one P
 and "31, RUE GÉRARD GOMEZ" by the street rule becomes PERSON + STREET. A model span with exactly
 the rules' extent keeps its own label there (a postcode that MEDDOCAN calls a place).
 Within the DATE category the model's BIRTH_DATE refines
-the rules' DATE: the label needs the context the model reads.
+the rules' DATE: the label needs the context the model reads. A model DATE over a list of dates
+that the rules each found complete ("28 janvier et 10 février 1997") is the rules' dates: ECHR
+splits such lists, and joins them only where one side is no date alone ("les 16 et 17 avril").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from deid.labels import CONTEXTUAL_CATEGORIES, Label
@@ -77,6 +80,23 @@ def _rules_win(rule: Span) -> bool:
     return rule.label.category not in CONTEXTUAL_CATEGORIES
 
 
+# What may stand between dates of a list: "28 janvier et 10 février 1997", "3, 5 y 7 de mayo".
+_DATE_LIST_GLUE = re.compile(r"(?:\s|,|;|&|et|and|y|les|des|los|the)*", re.IGNORECASE)
+
+
+def _listed_dates(from_rules: Sequence[Span], from_model: Sequence[Span], text: str | None) -> bool:
+    """The model read a list of dates as one, and the rules found each of them complete (with a
+    number: "febrero y abril de 2002" is one date in MEDDOCAN, "mars, avril et juin 1989" in ECHR)."""
+    if text is None or len(from_rules) < 2:
+        return False
+    if any(s.label is not Label.DATE for s in (*from_rules, *from_model)):
+        return False
+    if not all(any(c.isdigit() for c in text[s.start : s.end]) for s in from_rules):
+        return False
+    gaps = [part for m in from_model for part in _split_around(m, from_rules)]
+    return all(_DATE_LIST_GLUE.fullmatch(text, g.start, g.end) for g in gaps)
+
+
 def _delimits(rule: Span, model: Span) -> bool:
     return rule.label in _SELF_DELIMITED and (model.start, model.end) != (rule.start, rule.end)
 
@@ -110,6 +130,9 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             out.extend(resolve(group))
             continue
         rule, model = longest(from_rules), longest(from_model)
+        if _listed_dates(from_rules, from_model, text):
+            out.extend(resolve(from_rules))
+            continue
         if rule.label == model.label and rule.label not in _SELF_DELIMITED:
             winner = model if model.length > rule.length else rule
         elif (rule.label, model.label) == (Label.DATE, Label.BIRTH_DATE):

@@ -86,3 +86,21 @@ def test_conformed_spans_stay_inside_the_original_and_keep_every_name_and_number
 @pytest.mark.parametrize(("text", "label"), [("le", Label.DATE), ("Le", Label.DATE), ("del", Label.STREET)])
 def test_an_article_alone_is_no_span(text: str, label: Label) -> None:
     assert _conformed(text, label) == []
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("Les requérants, M . et Mme Robins, sont nés", 16, 17),
+    ("Reçus M. et Mme Martin ce jour", 6, 8),
+])
+def test_a_lone_m_before_et_mme_is_the_couples_title_not_a_name(text: str, start: int, end: int) -> None:
+    assert conform([Span(start, end, Label.PERSON, "ner")], text) == []
+
+
+def test_a_lone_m_elsewhere_stays_a_name() -> None:
+    text = "vu par M. ce matin"
+    assert conform([Span(7, 9, Label.PERSON, "ner")], text) == [Span(7, 9, Label.PERSON, "ner")]
+
+
+@pytest.mark.parametrize("word", ["aujourd", "hui", "aujourd’hui", "hier", "hoy", "yesterday"])
+def test_a_date_that_is_only_today_or_yesterday_is_no_date(word: str) -> None:
+    assert _conformed(word, Label.DATE) == []

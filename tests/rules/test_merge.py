@@ -106,6 +106,22 @@ def test_an_email_tagged_by_both_keeps_the_rules_extent_and_the_extra_words_stay
         ("Alihan PEROTIN", Label.EMAIL), ("PERJACQUELINE@LABO-123.FR", Label.EMAIL)]
 
 
+def test_a_list_of_complete_dates_read_as_one_by_the_model_becomes_the_rules_dates() -> None:
+    text = "des 28 janvier et 10 février 1997"
+    a, b = text.index("28"), text.index("10")
+    rules = [rule(a, a + 10, Label.DATE), rule(b, len(text), Label.DATE)]
+    out = merge(rules, [model(a, len(text), Label.DATE)], text)
+    assert [text[s.start : s.end] for s in out] == ["28 janvier", "10 février 1997"]
+
+
+def test_a_list_of_months_stays_one_date() -> None:
+    text = "En febrero y abril de 2002"
+    a, b = text.index("feb"), text.index("abril")
+    rules = [rule(a, a + 7, Label.DATE), rule(b, len(text), Label.DATE)]
+    out = merge(rules, [model(a, len(text), Label.DATE)], text)
+    assert [text[s.start : s.end] for s in out] == ["febrero y abril de 2002"]
+
+
 def test_the_model_birth_date_refines_the_rules_date() -> None:
     (out,) = merge([rule(0, 10, Label.DATE)], [model(0, 10, Label.BIRTH_DATE)])
     assert (out.start, out.end, out.label) == (0, 10, Label.BIRTH_DATE)
