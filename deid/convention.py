@@ -13,7 +13,8 @@ read (training and evaluation alike) and to the model's output, removes that noi
   a lone "M." before "et Mme" (the title of a couple); a person span always keeps its last word
   ("Mme Le", "Dr M.");
 - a person span starts after its courtesy titles ("Dr", "Mme", "Señora");
-- a date span starts after a leading article or preposition ("le", "el", "the", "on");
+- a date span starts after a leading article or preposition ("le", "el", "the", "on"), a relative
+  ("la hermana") after a lower-case article or possessive (no MEDDOCAN relative has one);
 - a whole French address "<street>, <postcode> <city>" is three spans: STREET, POSTCODE, CITY.
 
 Nothing here removes a span that holds an identifying character: only titles, articles,
@@ -39,6 +40,8 @@ _JOINED_TITLE = re.compile(rf"(?:et|and|y)\s+(?=(?:m|{_TITLES})(?:\s?\.)?\s)", r
 _TITLE_ALONE = re.compile(rf"(?:{_TITLES})\.?", re.IGNORECASE)
 # Articles and prepositions that introduce a date; "l'" has no space after it.
 _DATE_LEAD = re.compile(r"(?:(?:le|la|el|the|on|du|au|del|al|en|in)\s+|l['’])", re.IGNORECASE)
+# Lower-case articles and possessives before a relative: "la hermana", "su madre", "sa mère".
+_RELATIVE_LEAD = re.compile(r"(?:la|el|los|las|su|sus|le|les|sa|son|ses|the|his|her)\s+")
 # Words that introduce or join mentions but identify nothing on their own. Person spans are never
 # dropped for it ("Mme Le" is a surname), other places only when written in lower case.
 _FUNCTION_WORD = re.compile(
@@ -109,6 +112,8 @@ def conform_span(span: Span, text: str, *, split_addresses: bool = False) -> lis
     start, end = _strip(text, span.start, span.end, trailing)
     if category is Category.PER:
         start = _skip_titles(text, start, end)
+        if span.label is Label.RELATIVE:
+            start = _skip(_RELATIVE_LEAD, text, start, end)
         if _TITLE_ALONE.fullmatch(text, start, end):
             return []  # a title alone ("Mme", "Dr.") names nobody; a lone initial ("M.") stays
         if text[start:end] in ("M", "M.") and _COUPLE_AFTER.match(text, end):

@@ -97,8 +97,23 @@ def _listed_dates(from_rules: Sequence[Span], from_model: Sequence[Span], text: 
     return all(_DATE_LIST_GLUE.fullmatch(text, g.start, g.end) for g in gaps)
 
 
-def _delimits(rule: Span, model: Span) -> bool:
-    return rule.label in _SELF_DELIMITED and (model.start, model.end) != (rule.start, rule.end)
+def _delimits(from_rules: Sequence[Span], from_model: Sequence[Span]) -> bool:
+    """A rule span whose syntax fixes its extent, and a model span reaching beyond every rule span."""
+    return any(r.label in _SELF_DELIMITED for r in from_rules) and any(
+        not any(r.start <= m.start and m.end <= r.end for r in from_rules) for m in from_model
+    )
+
+
+def _place_label_within(rule: Span, from_model: Sequence[Span]) -> Span:
+    """A rule's street or postcode takes the place label the model gave inside it, if any (MEDDOCAN
+    calls a postcode a place: "E-41013" read as "E-" + LOCATION "41013")."""
+    if rule.label.category not in CONTEXTUAL_CATEGORIES:
+        return rule
+    inner = [m for m in from_model if rule.start <= m.start and m.end <= rule.end
+             and m.label.category is rule.label.category]  # fmt: skip
+    if not inner:
+        return rule
+    return Span(rule.start, rule.end, longest(inner).label, rule.source, rule.score)
 
 
 def _split_around(model: Span, cover: Sequence[Span]) -> list[Span]:
@@ -137,10 +152,10 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             winner = model if model.length > rule.length else rule
         elif (rule.label, model.label) == (Label.DATE, Label.BIRTH_DATE):
             winner = Span(rule.start, rule.end, Label.BIRTH_DATE, rule.source, rule.score)
-        elif rule.label == model.label or _rules_win(rule) or _delimits(rule, model):
+        elif rule.label == model.label or _rules_win(rule) or _delimits(from_rules, from_model):
             # the rules' extent stands (an address's syntax fixes it, or a checked pattern won);
             # whatever else the model flagged stays flagged beside it
-            kept = resolve(from_rules)
+            kept = [_place_label_within(k, from_model) for k in resolve(from_rules)]
             rest = [part for m in from_model for part in _split_around(m, kept)]
             out.extend(kept)
             out.extend(resolve(_trim(rest, text)))

@@ -18,6 +18,9 @@ def _conformed(text: str, label: Label, *, split: bool = False) -> list[tuple[st
 
 @pytest.mark.parametrize(("text", "label", "expected"), [
     ("Mme maret", Label.PERSON, "maret"),
+    ("la hermana", Label.RELATIVE, "hermana"),
+    ("su madre", Label.RELATIVE, "madre"),
+    ("La Fontaine", Label.PERSON, "La Fontaine"),
     ("M. et Mme Robins", Label.PERSON, "Robins"),
     ("M . R . Ryssdal", Label.PERSON, "R . Ryssdal"),
     ("Dra. M.a José", Label.STAFF, "M.a José"),

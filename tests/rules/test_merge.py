@@ -85,6 +85,24 @@ def test_a_postcode_inside_a_model_street_keeps_its_extent() -> None:
     ]
 
 
+def test_a_postcode_cut_from_a_model_street_takes_the_place_label_the_model_gave_inside_it() -> None:
+    text = "Avda. Manuel Siurot S/N. E-41013"
+    code = text.index("E-")
+    models = [model(0, code + 2, Label.STREET), model(code + 2, len(text), Label.LOCATION)]
+    out = merge([rule(code, len(text), Label.POSTCODE)], models, text)
+    assert [(text[s.start : s.end], s.label) for s in out] == [
+        ("Avda. Manuel Siurot S/N", Label.STREET),
+        ("E-41013", Label.LOCATION),
+    ]
+
+
+def test_model_pieces_inside_a_postcode_give_it_their_label() -> None:
+    text = "E-41013"
+    models = [model(0, 2, Label.LOCATION), model(2, 7, Label.LOCATION)]
+    (out,) = merge([rule(0, 7, Label.POSTCODE)], models, text)
+    assert (out.start, out.end, out.label) == (0, 7, Label.LOCATION)
+
+
 def test_a_model_span_with_exactly_the_postcodes_extent_keeps_the_models_label() -> None:
     (out,) = merge([rule(0, 5, Label.POSTCODE)], [model(0, 5, Label.LOCATION)])
     assert (out.start, out.end, out.label) == (0, 5, Label.LOCATION)
