@@ -116,12 +116,28 @@ def test_a_name_glued_to_an_email_is_split_not_swallowed() -> None:
         ("Denis GERARD", Label.PERSON), ("Gilb85_Ber49@Aphm.Fr", Label.EMAIL)]
 
 
-def test_an_email_tagged_by_both_keeps_the_rules_extent_and_the_extra_words_stay_flagged() -> None:
+def test_an_email_tagged_by_both_keeps_the_rules_extent_and_the_words_before_it_are_a_name() -> None:
     text = "Alihan PEROTIN PERJACQUELINE@LABO-123.FR"
     email = text.index("PERJ")
     out = merge([rule(email, len(text), Label.EMAIL)], [model(0, len(text), Label.EMAIL)], text)
     assert [(text[s.start:s.end], s.label) for s in out] == [
-        ("Alihan PEROTIN", Label.EMAIL), ("PERJACQUELINE@LABO-123.FR", Label.EMAIL)]
+        ("Alihan PEROTIN", Label.PERSON), ("PERJACQUELINE@LABO-123.FR", Label.EMAIL)]
+
+
+def test_a_name_read_into_a_street_by_the_model_is_a_name_before_the_rules_street() -> None:
+    text = "SENECAILLE MARC 87, Rue Amélie Gomes"
+    street = text.index("87")
+    out = merge([rule(street, len(text), Label.STREET)], [model(0, len(text), Label.STREET)], text)
+    assert [(text[s.start:s.end], s.label) for s in out] == [
+        ("SENECAILLE MARC", Label.PERSON), ("87, Rue Amélie Gomes", Label.STREET)]
+
+
+def test_words_after_a_rules_street_keep_the_models_label() -> None:
+    text = "12 rue de la Paix Bât B"
+    street = len("12 rue de la Paix")
+    out = merge([rule(0, street, Label.STREET)], [model(0, len(text), Label.STREET)], text)
+    assert [(text[s.start:s.end], s.label) for s in out] == [
+        ("12 rue de la Paix", Label.STREET), ("Bât B", Label.STREET)]
 
 
 def test_a_list_of_complete_dates_read_as_one_by_the_model_becomes_the_rules_dates() -> None:
