@@ -12,6 +12,8 @@ predicted span is put into the corpus's label inventory:
   (PATIENT/STAFF/RELATIVE -> PERSON, BIRTH_DATE -> DATE, HOSPITAL <-> ORG, any place -> LOCATION
   when that is the corpus's only place label);
 - a label of a category the corpus does not annotate at all is dropped (AGE in eds-pseudo);
+- a relative named by kinship alone ("son fils", "le père": lower case) is dropped where the
+  corpus has no relative label: eds-pseudo and ECHR annotate persons by their names;
 - anything else stays as predicted and is scored (an URL where the corpus only knows e-mails is
   still an error);
 - a predicted date that lies inside a relative temporal expression is dropped where the corpus's
@@ -78,6 +80,8 @@ class Scheme:
                 continue
             if span.label in self.labels:
                 out.append(span)
+                continue
+            if span.label is Label.RELATIVE and text[span.start : span.end].islower():
                 continue
             if span.label.category not in categories:
                 continue

@@ -57,3 +57,18 @@ def test_unknown_corpus_or_format_is_a_key_error() -> None:
         scheme_for("i2b2")
     with pytest.raises(KeyError):
         scheme_for_format("conll")
+
+
+@pytest.mark.parametrize("corpus", ["eds-pseudo", "echr"])
+def test_a_relative_named_by_kinship_alone_is_dropped_where_the_corpus_annotates_names(corpus: str) -> None:
+    text = "sur son fils et sa mère Jeanne Roux"
+    fils, roux = text.index("fils"), text.index("Jeanne")
+    pred = [Span(fils, fils + 4, Label.RELATIVE, "ner"), Span(roux, len(text), Label.RELATIVE, "ner")]
+    out = scheme_for(corpus).project(pred, text, "fr")
+    assert [(text[s.start : s.end], s.label) for s in out] == [("Jeanne Roux", Label.PERSON)]
+
+
+def test_meddocan_keeps_kinship_relatives() -> None:
+    text = "su madre"
+    (out,) = scheme_for("meddocan").project([Span(3, 8, Label.RELATIVE, "ner")], text, "es")
+    assert out.label is Label.RELATIVE
