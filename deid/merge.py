@@ -98,7 +98,7 @@ def _listed_dates(from_rules: Sequence[Span], from_model: Sequence[Span], text: 
 
 
 def _delimits(from_rules: Sequence[Span], from_model: Sequence[Span]) -> bool:
-    """A rule span whose syntax fixes its extent, and a model span reaching beyond every rule span."""
+    """A rule span whose syntax fixes its extent, and a model span not contained in any rule span."""
     return any(r.label in _SELF_DELIMITED for r in from_rules) and any(
         not any(r.start <= m.start and m.end <= r.end for r in from_rules) for m in from_model
     )
@@ -121,15 +121,16 @@ _LETTERHEAD = frozenset({Label.STREET, Label.EMAIL})
 
 
 def _name_before(part: Span, model: Span, kept: Sequence[Span], text: str | None) -> Span:
-    """Words the model read into a street or an e-mail, cut off in front of the rules' one, are a
-    name ("SENECAILLE MARC 87, Rue Amélie Gomes", "Alihan PEROTIN perotin@labo.fr"): in the eds-pseudo
-    train files, 22 of the 25 PHI word runs just before a street or e-mail on its line are persons."""
+    """Words the model read into a street or an e-mail, cut off in front of the rules' one on the
+    same line, are a name ("SENECAILLE MARC 87, Rue Amélie Gomes", "Alihan PEROTIN perotin@labo.fr"):
+    in eds-pseudo gen_dataset_train, 22 of the 25 PHI word runs just before a street or an e-mail on
+    its line are persons."""
     if text is None or model.label not in _LETTERHEAD:
         return part
-    words = text[part.start : part.end]
-    if any(c.isdigit() or c == "@" for c in words) or "\n" in text[part.end : model.end]:
+    if any(c.isdigit() or c == "@" for c in text[part.start : part.end]):
         return part
-    if not any(k.label is model.label and k.start >= part.end for k in kept):
+    after = [k for k in kept if k.label is model.label and k.start >= part.end]
+    if not after or "\n" in text[part.end : min(k.start for k in after)]:
         return part
     return Span(part.start, part.end, Label.PERSON, part.source, part.score)
 

@@ -12,6 +12,7 @@ from typing import ClassVar
 from deid.labels import Label
 from deid.rules.base import Patterns, RegexRecognizer
 from deid.rules.registry import register
+from deid.rules.streets import WAY_TYPES
 
 _I = re.IGNORECASE
 # A city: one or more capitalised words ("Paris", "Boulogne-Billancourt", "SAINT DENIS", "La Rochelle"),
@@ -33,9 +34,8 @@ class PostcodeRecognizer(RegexRecognizer):
                        r"(?=,?[ \t]+(?P<city>" + _CITY + r"))"),
             re.compile(r"\b(?:code\s+postal|CP|C\.P\.)\s*:?\s*(?P<phi>" + _FR_CODE + r")(?!\d)", _I),
             # after a street: "12 rue de la Paix, 75002"
-            re.compile(r"\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|bd|boulevard|place|chemin|allée|"
-                       r"impasse|quai|route|cours|square)\b[^\n\d]{2,60}?,?\s+(?P<phi>" + _FR_CODE
-                       + r")(?!\d)", _I),
+            re.compile(r"\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:" + WAY_TYPES + r")(?![\w\-])"
+                       r"[^\n\d]{2,60}?,?\s+(?P<phi>" + _FR_CODE + r")(?!\d)", _I),
         ),
         "es": (
             re.compile(r"(?<![\w,.])(?P<phi>" + _ES_CODE + r")(?![\w,.]\d)"

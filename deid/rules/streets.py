@@ -23,6 +23,8 @@ _WAYS = ("rue", "avenue", "av.", "boulevard", "bd", "bld", "impasse", "allée", 
 # Types of way that are also everyday words: capitalised only.
 _COMMON_WORD_WAYS = ("place", "cours", "route", "voie", "passage", "cité", "résidence", "promenade",
                      "chaussée", "sentier", "hameau", "lotissement", "villa")  # fmt: skip
+# Every type of way, as an alternation; a following postcode confirms even the common-word ones.
+WAY_TYPES = "|".join(re.escape(w) for w in sorted(_WAYS + _COMMON_WORD_WAYS, key=len, reverse=True))
 
 
 def _capitalised(words: tuple[str, ...]) -> str:
