@@ -9,6 +9,7 @@ from deid.convention import conform
 from deid.detect import Detector
 from deid.labels import Label
 from deid.merge import merge
+from deid.plausibility import plausible
 from deid.rules import RuleDetector
 from deid.spans import Span
 
@@ -18,16 +19,28 @@ from deid.spans import Span
 _NAME_DATE_GAP = re.compile(r"[ \t]*,[ \t]*")  # same line: a signature's date on the next line is not
 
 
-def birth_dates_after_names(spans: Sequence[Span], text: str, language: str) -> list[Span]:
-    """``spans`` with each DATE that directly follows a PATIENT or PERSON name relabelled BIRTH_DATE."""
+# "Date de sortie : 21-09-2088", "Fecha de ingreso: ...": a field that names another date than the
+# birth ("Date de naissance" is the birth date's own field).
+_OTHER_DATE_FIELD = re.compile(
+    r"\b(?:date|fecha)\s+(?:de|d['’]|du|des|del|of)\s*(?:l['’]\s*|la\s+)?"
+    r"(?!naissance|nacimiento|birth)[^\W\d][\w'’ ]{1,30}?\s*:\s*$", re.IGNORECASE
+)
+
+
+def tell_birth_dates(spans: Sequence[Span], text: str, language: str) -> list[Span]:
+    """``spans`` with each DATE that directly follows a PATIENT or PERSON name relabelled BIRTH_DATE,
+    and each BIRTH_DATE in a field named for another date relabelled DATE."""
     if language == "es":
         return list(spans)
     out = list(spans)
-    for i in range(1, len(out)):
-        prev, cur = out[i - 1], out[i]
-        if (cur.label is Label.DATE and prev.label in (Label.PATIENT, Label.PERSON)
+    for i, cur in enumerate(out):
+        prev = out[i - 1] if i else None
+        if (cur.label is Label.DATE and prev is not None and prev.label in (Label.PATIENT, Label.PERSON)
                 and _NAME_DATE_GAP.fullmatch(text, prev.end, cur.start)):  # fmt: skip
             out[i] = Span(cur.start, cur.end, Label.BIRTH_DATE, cur.source, cur.score)
+        elif cur.label is Label.BIRTH_DATE and _OTHER_DATE_FIELD.search(
+                text, text.rfind("\n", 0, cur.start) + 1, cur.start):  # fmt: skip
+            out[i] = Span(cur.start, cur.end, Label.DATE, cur.source, cur.score)
     return out
 
 
@@ -63,5 +76,6 @@ class HybridDetector:
 
 def combine(rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str) -> list[Span]:
     """One text's rule and model spans as the hybrid detector outputs them: the model's spans put
-    under the span convention, merged recall first, birth dates told apart."""
-    return birth_dates_after_names(merge(rule_spans, conform(model_spans, text), text), text, language)
+    under the span convention and checked, merged recall first, birth dates told apart."""
+    model = plausible(conform(model_spans, text), text)
+    return tell_birth_dates(merge(rule_spans, model, text), text, language)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from deid.convention import conform_span
 from deid.labels import CONTEXTUAL_CATEGORIES, Label
 from deid.spans import Span
 
@@ -118,6 +119,8 @@ def _place_label_within(rule: Span, from_model: Sequence[Span]) -> Span:
 
 # Labels whose rule-found extent can leave a model's words in front of it on the same line.
 _LETTERHEAD = frozenset({Label.STREET, Label.EMAIL})
+# One or two words alone at the start of a line, right before a name: the rest of that name.
+_LINE_START_WORDS = re.compile(r"[ \t]*(?P<words>(?:[^\W\d_][\w'’-]* ){1,2})")
 
 
 def _name_before(part: Span, model: Span, kept: Sequence[Span], text: str | None) -> Span:
@@ -132,7 +135,12 @@ def _name_before(part: Span, model: Span, kept: Sequence[Span], text: str | None
     after = [k for k in kept if k.label is model.label and k.start >= part.end]
     if not after or "\n" in text[part.end : min(k.start for k in after)]:
         return part
-    return Span(part.start, part.end, Label.PERSON, part.source, part.score)
+    start = part.start
+    line = text.rfind("\n", 0, start) + 1
+    if start == model.start and (lead := _LINE_START_WORDS.fullmatch(text, line, start)) is not None:
+        start = lead.start("words")  # "stacey ESTEVE Avenue ...": the model left out a first name
+    name = Span(start, part.end, Label.PERSON, part.source, part.score)
+    return next(iter(conform_span(name, text)), name)  # "Madame stacey ESTEVE": not the title
 
 
 def _split_around(model: Span, cover: Sequence[Span]) -> list[Span]:

@@ -44,7 +44,7 @@ _PROPER_NAME_BEFORE = re.compile(r"\b(?:hospital(?:\s+universitario)?|h\.\s*u\.|
 # Scores written like dates: "Apgar 9/10/10", "EVA 7/10", "score de Glasgow 15/15".
 # Only a match without a four-digit year can be a score ("Score 12/03/2020" is a date); "EVA" is
 # the pain scale in capitals, "Eva" a first name.
-_SCORE_BEFORE = re.compile(
+SCORE_BEFORE = re.compile(
     r"(?:\b(?i:apgar|score(?:\s+de\s+\w+)?|glasgow|cot[ée]e?\s+à|évaluée?\s+à)|\bEVA)\s*:?\s*$"
 )
 
@@ -97,7 +97,7 @@ class DateRecognizer(RegexRecognizer):
             re.compile(r"\b[0-3]?\d(?:" + _GLUED_MONTH["fr"] + r")(?:" + _YEAR4 + r"|(?![\w]))", _I),
             re.compile(r"\b(?:" + _GLUED_MONTH["fr"] + r")" + _YEAR4, _I),
             # digit-by-digit "1 2 0 6 2 0 8 1" and compact "23022018" (ddmmyyyy, checked)
-            re.compile(r"(?<!\d )(?<![\w])(?P<d>\d ?\d) (?P<m>\d ?\d) ?"
+            re.compile(r"(?<!\d )(?<![\w])(?P<d>\d ?\d)(?P<s> - | |/| / )(?P<m>\d ?\d)(?:(?P=s)| ?)"
                        r"(?P<y>(?:1 ?9|2 ?0) ?\d ?\d)(?! ?\d)"),
             re.compile(r"(?<!\d )(?<![\w])(?P<d>\d \d) (?P<m>\d \d) (?P<y>\d \d)(?! ?\w)"),
             re.compile(r"\b(?:le|du|au|depuis\s+le|jusqu'au)\s+(?P<phi>(?P<d>\d{2})(?P<m>\d{2})(?P<y>(?:19|20)\d{2}))\b",
@@ -158,7 +158,7 @@ class DateRecognizer(RegexRecognizer):
         if _PROPER_NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
             return None  # "Hospital Universitario 12 de Octubre" is a hospital, not a date
         groups = match.groupdict()
-        if len(groups.get("y") or "") != 4 and _SCORE_BEFORE.search(
+        if len(groups.get("y") or "") != 4 and SCORE_BEFORE.search(
                 text, max(0, match.start() - 30), match.start()):  # fmt: skip
             return None
         if groups.get("d") and groups.get("m"):

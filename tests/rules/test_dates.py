@@ -120,3 +120,11 @@ def test_scores_written_like_dates_are_not_dates(find: Find, text: str) -> None:
                                   "Apgar le 12/03/2020"])
 def test_a_date_after_a_score_word_or_the_name_eva_is_still_a_date(find: Find, text: str) -> None:
     assert [lab for _, lab in find(text, "fr") if lab is Label.DATE]
+
+
+def test_a_date_typed_digit_by_digit_with_spaced_separators_is_one_date() -> None:
+    from deid.rules import RuleDetector
+
+    text = "Date de sortie : 2 1 - 0 9 - 2 0 8 8 , vu le 0 3 / 1 1 / 2 0 1 9."
+    spans = RuleDetector(["date"]).find(text, "fr")
+    assert [text[s.start : s.end] for s in spans] == ["2 1 - 0 9 - 2 0 8 8", "0 3 / 1 1 / 2 0 1 9"]

@@ -132,6 +132,20 @@ def test_a_name_read_into_a_street_by_the_model_is_a_name_before_the_rules_stree
         ("SENECAILLE MARC", Label.PERSON), ("87, Rue Amélie Gomes", Label.STREET)]
 
 
+def test_first_words_of_the_line_before_such_a_name_are_part_of_it_without_the_title() -> None:
+    for line, name in (("stacey ESTEVE Avenue Luce Millet", "stacey ESTEVE"),
+                       ("Madame stacey ESTEVE Avenue Luce Millet", "stacey ESTEVE")):  # fmt: skip
+        text = "Adressé par :\n" + line
+        street, surname = text.index("Avenue"), text.index("ESTEVE")
+        out = merge([rule(street, len(text), Label.STREET)], [model(surname, len(text), Label.STREET)], text)
+        assert [(text[s.start:s.end], s.label) for s in out] == [
+            (name, Label.PERSON), ("Avenue Luce Millet", Label.STREET)], line
+    words = "Vu ce jour avec sa fille ESTEVE Avenue Luce Millet"  # more than two words: a sentence
+    street, surname = words.index("Avenue"), words.index("ESTEVE")
+    out = merge([rule(street, len(words), Label.STREET)], [model(surname, len(words), Label.STREET)], words)
+    assert [words[s.start:s.end] for s in out] == ["ESTEVE", "Avenue Luce Millet"]
+
+
 def test_words_after_a_rules_street_keep_the_models_label() -> None:
     text = "12 rue de la Paix Bât B"
     street = len("12 rue de la Paix")
@@ -255,17 +269,31 @@ def test_when_both_agree_on_a_label_the_longer_extent_is_kept() -> None:
 
 
 def test_a_date_right_after_a_patient_name_is_a_birth_date_except_in_spanish() -> None:
-    from deid.detection import birth_dates_after_names
+    from deid.detection import tell_birth_dates
 
     text = "Dossier de Mme PALSKY, 28 Oct 1990. Revu le 3 mars."
     name = model(text.index("PALSKY"), text.index(","), Label.PATIENT)
     born = rule(text.index("28"), text.index("."), Label.DATE)
     later = rule(text.index("3 mars"), len(text) - 1, Label.DATE)
-    out = birth_dates_after_names([name, born, later], text, "fr")
+    out = tell_birth_dates([name, born, later], text, "fr")
     assert [s.label for s in out] == [Label.PATIENT, Label.BIRTH_DATE, Label.DATE]
-    assert [s.label for s in birth_dates_after_names([name, born], text, "es")] == [Label.PATIENT, Label.DATE]
+    assert [s.label for s in tell_birth_dates([name, born], text, "es")] == [Label.PATIENT, Label.DATE]
     staff = model(name.start, name.end, Label.STAFF)
-    assert birth_dates_after_names([staff, born], text, "fr")[1].label is Label.DATE
+    assert tell_birth_dates([staff, born], text, "fr")[1].label is Label.DATE
     signed = "Jean DUPONT,\n12/03/2024"
     spans = [model(0, 11, Label.PERSON), rule(13, len(signed), Label.DATE)]
-    assert birth_dates_after_names(spans, signed, "fr")[1].label is Label.DATE
+    assert tell_birth_dates(spans, signed, "fr")[1].label is Label.DATE
+
+
+def test_a_birth_date_in_a_field_named_for_another_date_is_a_date() -> None:
+    from deid.detection import tell_birth_dates
+
+    text = "Début du suivi : 0 8 1 0 2 0 2 6 , Date de sortie : 2 1 - 0 9 - 2 0 8 8 , Type"
+    out = tell_birth_dates([model(text.index("2 1 -"), text.index("8 ,") + 1, Label.BIRTH_DATE)], text, "fr")
+    assert out[0].label is Label.DATE
+    born = "Date de naissance : 12/03/1950"
+    kept = tell_birth_dates([model(born.index("12"), len(born), Label.BIRTH_DATE)], born, "fr")
+    assert kept[0].label is Label.BIRTH_DATE
+    other_line = "Date de sortie :\nNée le 12/03/1950"
+    kept = tell_birth_dates([model(other_line.index("12"), len(other_line), Label.BIRTH_DATE)], other_line, "fr")
+    assert kept[0].label is Label.BIRTH_DATE

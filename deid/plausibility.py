@@ -1,0 +1,91 @@
+"""Checks on the model's spans that no reading of the text supports, applied before the merge.
+
+The rules carry their own checks (a date's day and month in range, a checksum); the model's spans
+get these few, each a property of the text that holds whatever corpus the model learned from:
+
+- a span that cuts a word or a number is widened to the whole of it (a privacy tool never flags
+  half a token: "Blay|e" leaks the rest of the name, "7|/10" hides what the mention was);
+- a date that is a score written like one ("Apgar 9/10/10", "évaluée à 7/10": no four-digit year
+  after a score's name) is no date, as in the date rule;
+- an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing;
+- the acronym of a public service that every town or county has (CCAS, CAF, CPAM, MDPH) names no
+  one and no place: it is the kind of service, not which one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from deid.labels import Category
+from deid.rules.dates import SCORE_BEFORE
+from deid.spans import Span
+
+# Characters that continue a number inside one token ("9/10/10", "12.03", "2-3").
+_NUMBER_JOINERS = "/.-"
+_YEAR4 = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}(?!\d)")
+_ELIDED = re.compile(r"[A-Za-zÀ-ÿ]['’]?")
+# French social and health services, named by the kind of service: each town, county or region
+# has its own, and the acronym alone does not say whose.
+_GENERIC_SERVICES = frozenset({
+    "CCAS", "CAF", "CPAM", "MDPH", "PMI", "ASE", "CMP", "CMPP", "CAMSP", "SAMU", "SMUR", "EHPAD",
+    "SSIAD", "HAD", "CLIC", "MSA", "URSSAF", "ARS", "HAS", "CSAPA", "CMS", "SSR", "USLD",
+})  # fmt: skip
+
+
+def _widen(span: Span, text: str) -> Span:
+    """``span`` grown to the word or number it cuts, on either side."""
+    joiners = _NUMBER_JOINERS if span.label.category is Category.DATE else ""
+
+    def inside(i: int) -> bool:
+        """Whether the boundary before ``text[i]`` falls inside a token."""
+        if i <= 0 or i >= len(text):
+            return False
+        left, right = text[i - 1], text[i]
+        if left.isalnum() and right.isalnum():
+            return True
+        # a joiner between two digits: "7/10" cut at "7|/10" or "7/|10"
+        if right in joiners and left.isdigit():
+            return i + 1 < len(text) and text[i + 1].isdigit()
+        if left in joiners and right.isdigit():
+            return i >= 2 and text[i - 2].isdigit()
+        return False
+
+    start, end = span.start, span.end
+    while inside(start):
+        start -= 1
+    while inside(end):
+        end += 1
+    if (start, end) == (span.start, span.end):
+        return span
+    return Span(start, end, span.label, span.source, span.score)
+
+
+def _is_score(span: Span, text: str) -> bool:
+    if span.label.category is not Category.DATE or _YEAR4.search(text, span.start, span.end):
+        return False
+    return SCORE_BEFORE.search(text, max(0, span.start - 30), span.start) is not None
+
+
+def plausible(spans: Iterable[Span], text: str) -> list[Span]:
+    """The model's ``spans`` of ``text`` widened to whole tokens, without those no reading supports."""
+    out: list[Span] = []
+    for span in spans:
+        span = _widen(span, text)
+        words = text[span.start : span.end]
+        if _is_score(span, text) or (_ELIDED.fullmatch(words) and _elided_before_word(span, text)):
+            continue
+        if words in _GENERIC_SERVICES and span.label.category in (Category.ORG, Category.LOC):
+            continue
+        out.append(span)
+    return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def _elided_before_word(span: Span, text: str) -> bool:
+    """A single letter followed by an apostrophe and a word: "L'enfant", "d'Anne" ("L" alone is
+    an initial, kept)."""
+    end = span.end if text[span.end - 1] in "'’" else span.end + 1
+    if end > len(text) or text[end - 1] not in "'’":
+        return False
+    return end < len(text) and text[end].isalpha()
+

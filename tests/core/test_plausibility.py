@@ -1,0 +1,56 @@
+"""The checks on the model's spans before the merge (deid.plausibility)."""
+
+from __future__ import annotations
+
+from deid.labels import Label
+from deid.plausibility import plausible
+from deid.spans import Span
+
+
+def at(text: str, words: str, label: Label) -> Span:
+    start = text.index(words)
+    return Span(start, start + len(words), label, "ner", 0.9)
+
+
+def found(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(s.label.value, text[s.start : s.end]) for s in spans]
+
+
+def test_a_span_that_cuts_a_word_is_widened_to_the_whole_word() -> None:
+    text = "Vu par le Dr Blaye ce matin"
+    assert found(plausible([at(text, "Blay", Label.PERSON)], text), text) == [("PERSON", "Blaye")]
+    assert found(plausible([at(text, "laye", Label.PERSON)], text), text) == [("PERSON", "Blaye")]
+
+
+def test_a_date_that_cuts_a_number_is_widened_over_its_separators() -> None:
+    text = "Contrôle le 12/03/2024 au matin"
+    assert found(plausible([at(text, "/03/2024", Label.DATE)], text), text) == [("DATE", "12/03/2024")]
+
+
+def test_a_score_written_like_a_date_is_no_date() -> None:
+    for text, words in (("Douleur évaluée à 7/10 ce jour", "/10"),
+                        ("naissance après 2h apgar 9/10/10 révision", "9/10/10"),
+                        ("EVA 6/10", "6/10")):  # fmt: skip
+        assert plausible([at(text, words, Label.DATE)], text) == [], text
+
+
+def test_a_score_word_before_a_full_date_keeps_the_date() -> None:
+    text = "Score de Glasgow 12/03/2020"
+    assert found(plausible([at(text, "12/03/2020", Label.DATE)], text), text) == [("DATE", "12/03/2020")]
+
+
+def test_an_elided_article_alone_is_no_name_but_an_initial_is() -> None:
+    text = "Le père L'enfant est scolarisé"
+    letter = text.index("L'")
+    assert plausible([Span(letter, letter + 1, Label.PERSON, "ner")], text) == []
+    assert plausible([at(text, "L'", Label.PERSON)], text) == []
+    initial = "Signé L. Martin"
+    assert found(plausible([at(initial, "L", Label.PERSON)], initial), initial) == [("PERSON", "L")]
+
+
+def test_a_generic_public_service_acronym_is_no_organisation() -> None:
+    text = "colis alimentaire fourni par le CCAS aujourd'hui, suivi CHU Pellegrin"
+    spans = [at(text, "CCAS", Label.HOSPITAL), at(text, "CHU Pellegrin", Label.HOSPITAL)]
+    assert found(plausible(spans, text), text) == [("HOSPITAL", "CHU Pellegrin")]
+    person = "Mme CAF"  # a surname that happens to be spelt like one stays a name
+    assert found(plausible([at(person, "CAF", Label.PERSON)], person), person) == [("PERSON", "CAF")]
