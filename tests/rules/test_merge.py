@@ -297,3 +297,15 @@ def test_a_birth_date_in_a_field_named_for_another_date_is_a_date() -> None:
     other_line = "Date de sortie :\nNée le 12/03/1950"
     kept = tell_birth_dates([model(other_line.index("12"), len(other_line), Label.BIRTH_DATE)], other_line, "fr")
     assert kept[0].label is Label.BIRTH_DATE
+
+
+def test_a_hospital_after_a_hospital_and_a_comma_is_its_town() -> None:
+    from deid.detection import tell_hospital_towns
+
+    text = "Hôpital CLINIQUE DE SAINT CLOUD, MESNARD-LA-BAROTIERE, standard"
+    first = rule(text.index("CLINIQUE"), text.index(","), Label.HOSPITAL)
+    town = model(text.index("MESNARD"), text.index(", standard"), Label.HOSPITAL)
+    assert [s.label for s in tell_hospital_towns([first, town], text)] == [Label.HOSPITAL, Label.CITY]
+    two = "CHU de Bordeaux, Hôpital Pellegrin"  # a hospital's own name keeps its label
+    spans = [model(0, two.index(","), Label.HOSPITAL), model(two.index("Hôpital"), len(two), Label.HOSPITAL)]
+    assert [s.label for s in tell_hospital_towns(spans, two)] == [Label.HOSPITAL, Label.HOSPITAL]
