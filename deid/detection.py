@@ -23,7 +23,7 @@ _COMMA_GAP = re.compile(r"[ \t]*,[ \t]*")  # same line: a signature's date on th
 # birth ("Date de naissance" is the birth date's own field).
 _OTHER_DATE_FIELD = re.compile(
     r"\b(?:date|fecha)\s+(?:de|d['’]|du|des|del|of)\s*(?:l['’]\s*|la\s+)?"
-    r"(?!naissance|nacimiento|birth)[^\W\d][\w'’ ]{1,30}?\s*:\s*$", re.IGNORECASE
+    r"(?!naissance|nacimiento|birth|mise\s+au\s+monde)[^\W\d][\w'’ ]{1,30}?\s*:\s*$", re.IGNORECASE
 )
 
 

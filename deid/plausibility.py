@@ -3,8 +3,9 @@
 The rules carry their own checks (a date's day and month in range, a checksum); the model's spans
 get these few, each a property of the text that holds whatever corpus the model learned from:
 
-- a span that cuts a word or a number is widened to the whole of it (a privacy tool never flags
-  half a token: "Blay|e" leaks the rest of the name, "7|/10" hides what the mention was);
+- a date that cuts a number is widened to the whole of it ("7|/10": the model read the end of a
+  score; half a number tells nothing of what it is). Words are left as the model cut them: notes
+  glue words ("IPPN11232344", "DRAlberto"), and the model's cut there is the right one;
 - a date that is a score written like one ("Apgar 9/10/10", "évaluée à 7/10": no four-digit year
   after a score's name) is no date, as in the date rule;
 - an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing;
@@ -21,8 +22,9 @@ from deid.labels import Category
 from deid.rules.dates import SCORE_BEFORE
 from deid.spans import Span
 
-# Characters that continue a number inside one token ("9/10/10", "12.03", "2-3").
-_NUMBER_JOINERS = "/.-"
+# Characters that continue a number inside one token ("9/10/10", "12.03"); not "-", which also
+# joins two dates of a range ("1968-1970": two dates).
+_NUMBER_JOINERS = "/."
 _YEAR4 = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}(?!\d)")
 _ELIDED = re.compile(r"[A-Za-zÀ-ÿ]['’]?")
 # French social and health services, named by the kind of service: each town, county or region
@@ -34,20 +36,20 @@ _GENERIC_SERVICES = frozenset({
 
 
 def _widen(span: Span, text: str) -> Span:
-    """``span`` grown to the word or number it cuts, on either side."""
-    joiners = _NUMBER_JOINERS if span.label.category is Category.DATE else ""
+    """A date grown to the whole of the number it cuts ("7|/10" -> "7/10")."""
+    if span.label.category is not Category.DATE:
+        return span
 
     def inside(i: int) -> bool:
-        """Whether the boundary before ``text[i]`` falls inside a token."""
+        """Whether the boundary before ``text[i]`` falls inside a number."""
         if i <= 0 or i >= len(text):
             return False
         left, right = text[i - 1], text[i]
-        if left.isalnum() and right.isalnum():
+        if left.isdigit() and right.isdigit():
             return True
-        # a joiner between two digits: "7/10" cut at "7|/10" or "7/|10"
-        if right in joiners and left.isdigit():
+        if right in _NUMBER_JOINERS and left.isdigit():
             return i + 1 < len(text) and text[i + 1].isdigit()
-        if left in joiners and right.isdigit():
+        if left in _NUMBER_JOINERS and right.isdigit():
             return i >= 2 and text[i - 2].isdigit()
         return False
 
@@ -68,7 +70,8 @@ def _is_score(span: Span, text: str) -> bool:
 
 
 def plausible(spans: Iterable[Span], text: str) -> list[Span]:
-    """The model's ``spans`` of ``text`` widened to whole tokens, without those no reading supports."""
+    """The model's ``spans`` of ``text``, dates widened to whole numbers, without those no reading
+    supports."""
     out: list[Span] = []
     for span in spans:
         span = _widen(span, text)

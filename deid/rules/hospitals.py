@@ -28,11 +28,14 @@ _KEYWORDS = {
     "en": r"hospital|medical\s+cent(?:er|re)|clinic|infirmary",
 }  # fmt: skip
 _CAPS_WORD = r"[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ0-9'’\-]+(?![\w'’\-/])"  # two letters at least: "C/ Mayor" is a street
-_PARTICLE = r"(?:(?:DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE|de|du|des|la|le|les|del|of)[ \t]+|[DL]['’])"
-# Capitalised words that open a department or a heading, not a hospital's name.
+_PARTICLE = (r"(?:(?:DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE|de|du|des|la|le|les|del|of)"
+             r"[ \t]+|[DL]['’])")
+# Capitalised words that open a department, a unit or a heading, not a hospital's name
+# ("HÔPITAL DE JOUR", "Hospital ICU"), nor a particle alone.
 _NOT_NAME = (r"(?!(?:SERVICE|SERVICIO|UNIT[ÉE]|UNIDAD|UNIT|D[ÉE]PARTEMENT|DEPARTAMENTO|DEPARTMENT|P[ÔO]LE|"
              r"CONSULTATION|CONSULTA|URGENCES|URGENCIAS|SECR[ÉE]TARIAT|T[ÉE]L|FAX|ADRESSE|COMPTE|"
-             r"CR|INFORME)\b)")  # fmt: skip
+             r"CR|INFORME|JOUR|NUIT|SEMAINE|D[ÍI]A|ICU|ER|UCI|UCIN|USI|USIC|REA|SAU|HDJ|"
+             r"DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE)\b)")  # fmt: skip
 _PARTICLE_START = re.compile(_PARTICLE)
 _NAME = rf"(?:{_PARTICLE}*{_NOT_NAME}{_CAPS_WORD})(?:[ \t]+{_PARTICLE}*{_NOT_NAME}{_CAPS_WORD}){{0,7}}"
 
@@ -60,5 +63,6 @@ class HospitalRecognizer(RegexRecognizer):
             # "Hôpital COCHIN": a heading in small letters before the name in capitals is not part
             # of it (eds-pseudo); Spanish keeps the word ("Hospital POVISA", MEDDOCAN)
             whole = language == "es" or key == key.upper() or _PARTICLE_START.match(m.group("name"))
-            out.append(Span(m.start() if whole else m.start("name"), m.end(), self.label, f"rules.{self.name}"))
+            start = m.start() if whole else m.start("name")
+            out.append(Span(start, m.end(), self.label, f"rules.{self.name}"))
         return out

@@ -16,10 +16,10 @@ def found(spans: list[Span], text: str) -> list[tuple[str, str]]:
     return [(s.label.value, text[s.start : s.end]) for s in spans]
 
 
-def test_a_span_that_cuts_a_word_is_widened_to_the_whole_word() -> None:
-    text = "Vu par le Dr Blaye ce matin"
-    assert found(plausible([at(text, "Blay", Label.PERSON)], text), text) == [("PERSON", "Blaye")]
-    assert found(plausible([at(text, "laye", Label.PERSON)], text), text) == [("PERSON", "Blaye")]
+def test_a_name_glued_to_a_word_keeps_the_models_cut() -> None:
+    text = "Compte rendu émis par DRAlberto Miján, IPPN11232344"
+    spans = [at(text, "Alberto Miján", Label.STAFF), at(text, "N11232344", Label.ID_PATIENT)]
+    assert found(plausible(spans, text), text) == [("STAFF", "Alberto Miján"), ("ID_PATIENT", "N11232344")]
 
 
 def test_a_date_that_cuts_a_number_is_widened_over_its_separators() -> None:

@@ -36,6 +36,8 @@ def test_a_department_in_capitals_after_the_name_is_not_part_of_it() -> None:
     ("Hôpital Necker le 3 mars", "fr"),  # capitalised, not in capitals: left to the model
     ("Clinique Pervenche Saturation en baisse", "fr"),  # where it ends is unknown
     ("admis à l'hôpital de jour", "fr"),
+    ("HÔPITAL DE JOUR DE PNEUMOLOGIE", "fr"),  # a unit, not a hospital
+    ("transferred to Hospital ICU", "en"),
     ("la clínica de TFNA", "es"),  # the clinical picture, not a clinic
     ("Hospital Clínico Universitario C/ Ramón y Cajal", "es"),  # "C/" opens the street
     ("Complejo Hospitalario Universitario de A Coruña", "es"),  # one capital is no name in capitals

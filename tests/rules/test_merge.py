@@ -295,7 +295,8 @@ def test_a_birth_date_in_a_field_named_for_another_date_is_a_date() -> None:
     kept = tell_birth_dates([model(born.index("12"), len(born), Label.BIRTH_DATE)], born, "fr")
     assert kept[0].label is Label.BIRTH_DATE
     other_line = "Date de sortie :\nNée le 12/03/1950"
-    kept = tell_birth_dates([model(other_line.index("12"), len(other_line), Label.BIRTH_DATE)], other_line, "fr")
+    birth = model(other_line.index("12"), len(other_line), Label.BIRTH_DATE)
+    kept = tell_birth_dates([birth], other_line, "fr")
     assert kept[0].label is Label.BIRTH_DATE
 
 
