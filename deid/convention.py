@@ -37,6 +37,7 @@ _TITLES = (r"mr|mme|mlle|mrs|ms|dr|dre|dra|pr|prof|sr|sra|srta|doña|docteur|pro
 _TITLE = re.compile(rf"(?:{_TITLES})(?:\s?\.)?\s+", re.IGNORECASE)
 _FIRST_TITLE = re.compile(rf"(?:m|{_TITLES})(?:\s?\.)?\s+", re.IGNORECASE)
 _JOINED_TITLE = re.compile(rf"(?:et|and|y)\s+(?=(?:m|{_TITLES})(?:\s?\.)?\s)", re.IGNORECASE)
+_TITLE_BEFORE = re.compile(rf"(?<![\w.])(?:m|{_TITLES})(?:\s?\.)?\s+$", re.IGNORECASE)
 _TITLE_ALONE = re.compile(rf"(?:{_TITLES})\.?", re.IGNORECASE)
 # Articles and prepositions that introduce a date; "l'" has no space after it.
 _DATE_LEAD = re.compile(r"(?:(?:le|la|el|the|on|du|au|del|al|en|in)\s+|l['’])", re.IGNORECASE)
@@ -83,10 +84,12 @@ def _skip(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
 
 
 def _skip_titles(text: str, start: int, end: int) -> int:
-    """Where the name starts after the span's leading titles; the last word always stays."""
+    """Where the name starts after the span's leading titles; the last word always stays. A lone
+    "M" right after a title outside the span is an initial ("M . M . Eliasson")."""
+    first = _TITLE if _TITLE_BEFORE.search(text, max(0, start - 12), start) else _FIRST_TITLE
     pos = start
     while True:
-        m = (_FIRST_TITLE if pos == start else _TITLE).match(text, pos, end) or _JOINED_TITLE.match(
+        m = (first if pos == start else _TITLE).match(text, pos, end) or _JOINED_TITLE.match(
             text, pos, end)
         if m is None or m.end() >= end:
             return pos

@@ -6,6 +6,8 @@ get these few, each a property of the text that holds whatever corpus the model 
 - a date that cuts a number is widened to the whole of it ("7|/10": the model read the end of a
   score; half a number tells nothing of what it is). Words are left as the model cut them: notes
   glue words ("IPPN11232344", "DRAlberto"), and the model's cut there is the right one;
+- a name that starts with a period starts with the initial before it ("MmeE . Jagander" read as
+  ". Jagander": the tokenizer glued the initial to the title);
 - a date that is a score written like one ("Apgar 9/10/10", "évaluée à 7/10": no four-digit year
   after a score's name) is no date, as in the date rule;
 - an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing;
@@ -63,6 +65,21 @@ def _widen(span: Span, text: str) -> Span:
     return Span(start, end, span.label, span.source, span.score)
 
 
+def _initial_before(span: Span, text: str) -> Span:
+    """A name span that opens on an initial's period, grown back over that initial's word."""
+    if span.label.category is not Category.PER or text[span.start] != ".":
+        return span
+    start = span.start
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    word = start
+    while word > 0 and not text[word - 1].isspace():
+        word -= 1
+    if word == start or not text[start - 1].isalpha():
+        return span
+    return Span(word, span.end, span.label, span.source, span.score)
+
+
 def _is_score(span: Span, text: str) -> bool:
     if span.label.category is not Category.DATE or _YEAR4.search(text, span.start, span.end):
         return False
@@ -74,7 +91,7 @@ def plausible(spans: Iterable[Span], text: str) -> list[Span]:
     supports."""
     out: list[Span] = []
     for span in spans:
-        span = _widen(span, text)
+        span = _initial_before(_widen(span, text), text)
         words = text[span.start : span.end]
         if _is_score(span, text) or (_ELIDED.fullmatch(words) and _elided_before_word(span, text)):
             continue

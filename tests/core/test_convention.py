@@ -23,6 +23,7 @@ def _conformed(text: str, label: Label, *, split: bool = False) -> list[tuple[st
     ("La Fontaine", Label.PERSON, "La Fontaine"),
     ("M. et Mme Robins", Label.PERSON, "Robins"),
     ("M . R . Ryssdal", Label.PERSON, "R . Ryssdal"),
+    ("M . M . Eliasson", Label.PERSON, "M . Eliasson"),
     ("Dra. M.a José", Label.STAFF, "M.a José"),
     ("Marc Dupont", Label.PATIENT, "Marc Dupont"),
     ("le 12 juillet 1993", Label.DATE, "12 juillet 1993"),
@@ -107,3 +108,14 @@ def test_a_lone_m_elsewhere_stays_a_name() -> None:
 @pytest.mark.parametrize("word", ["aujourd", "hui", "aujourd’hui", "hier", "hoy", "yesterday"])
 def test_a_date_that_is_only_today_or_yesterday_is_no_date(word: str) -> None:
     assert _conformed(word, Label.DATE) == []
+
+
+def test_a_lone_m_right_after_a_title_is_an_initial() -> None:
+    text = "M . M . Eliasson , juriste"
+    start = text.index("M . Eliasson")
+    (span,) = conform([Span(start, text.index(" ,"), Label.PERSON, "ner")], text)
+    assert text[span.start : span.end] == "M . Eliasson"
+    alone = "Vu M . Eliasson ce jour"  # a title where nothing else is: skipped
+    start = alone.index("M .")
+    (span,) = conform([Span(start, alone.index(" ce"), Label.PERSON, "ner")], alone)
+    assert alone[span.start : span.end] == "Eliasson"

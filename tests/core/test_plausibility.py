@@ -54,3 +54,10 @@ def test_a_generic_public_service_acronym_is_no_organisation() -> None:
     assert found(plausible(spans, text), text) == [("HOSPITAL", "CHU Pellegrin")]
     person = "Mme CAF"  # a surname that happens to be spelt like one stays a name
     assert found(plausible([at(person, "CAF", Label.PERSON)], person), person) == [("PERSON", "CAF")]
+
+
+def test_a_name_opening_on_a_period_takes_the_initial_before_it() -> None:
+    text = "MmeE . Jagander , directeur"
+    assert found(plausible([at(text, ". Jagander", Label.PERSON)], text), text) == [("PERSON", "MmeE . Jagander")]
+    alone = "Total : . Jagander"  # no letter before the period: nothing to take
+    assert found(plausible([at(alone, ". Jagander", Label.PERSON)], alone), alone) == [("PERSON", ". Jagander")]
