@@ -218,7 +218,9 @@ class Substituter:
                 out[it.key] = tx.with_offset_days(it.temporal, ref, sign * prev_new).canonical()
         return out
 
-    def _draw_random(self, it: _Item, note: RawNote, memo: dict[str, str], city_postcode: str) -> str:
+    def _draw_random(self, it: _Item, note: RawNote, memo: dict[str, str], city_postcode: str,
+                     avoid: frozenset[str] = frozenset()) -> str:
+        """A surrogate for ``it``; names are drawn outside ``avoid`` (the note's own name words)."""
         lab, lang, text, rng = it.span.label, note.language, it.text, self._rng
         cat = lab.category
         if it.strategy == "neighbour":  # every word to an embedding neighbour, digits redrawn
@@ -229,13 +231,14 @@ class Substituter:
             last = ""
             if parts.last:
                 known = memo.get(it.extra_key) if it.extra_key else None
-                last = known.split("|", 1)[1] if known else names.draw_last(rng, lang, parts.last)
-            first = names.draw_first(rng, lang, gender) if parts.first else ""
+                last = known.split("|", 1)[1] if known else names.draw_last(rng, lang, parts.last, avoid)
+            first = names.draw_first(rng, lang, gender, avoid) if parts.first else ""
             return f"{first}|{last}"
         if cat is Category.TEL:
             return formats.phone_digits(rng, text)
         if lab is Label.EMAIL:
-            return formats.email(rng, text, names.draw_first(rng, lang, None), names.draw_last(rng, lang))
+            return formats.email(rng, text, names.draw_first(rng, lang, None, avoid),
+                                 names.draw_last(rng, lang, avoid=avoid))
         if lab is Label.URL:
             return formats.url(rng, text)
         if lab is Label.IP:
@@ -311,6 +314,7 @@ class Substituter:
             for k, v in self._draw_intervals(interval_items, note.document_date, eps).items():
                 releases[k] = Release(k, v, cost[k])
         city_postcode = ""
+        avoid = names.name_words(it.text for it in plan if it.span.label.category is Category.PER)
         # cities first so that a postcode can follow the surrogate city of the same note
         for it in sorted(plan, key=lambda it: it.span.label is not Label.CITY):
             if not it.key or it.key in memo or it.key in releases or it.strategy == "placeholder":
@@ -323,7 +327,7 @@ class Substituter:
                 releases[it.key] = Release(it.key, value, cost.get(it.key, 0))
             elif not it.costed:
                 value = self._draw_random(it, note, {**memo, **{k: r.surrogate for k, r in releases.items()}},
-                                          city_postcode)
+                                          city_postcode, avoid)
                 releases[it.key] = Release(it.key, value, 0)
                 if it.extra_key and it.extra_key not in memo and it.extra_key not in releases:
                     releases[it.extra_key] = Release(it.extra_key, "|" + value.split("|", 1)[1], 0)

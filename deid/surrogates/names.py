@@ -3,13 +3,15 @@
 A mention is split into an optional title, given names and a surname; the surrogate keeps the
 gender of a known first name, the case style of each part (DUPONT -> MARTIN, Dupont -> Martin)
 and initials ("J. Dupont" -> "P. Martin"). Family ties (same surname -> same surrogate surname)
-are the engine's job: it memoizes the surname separately.
+are the engine's job: it memoizes the surname separately. A surrogate is never one of the note's
+own names ("PETIT" -> "DUPONT" in a note about Mr Dupont would put a real name back).
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -88,18 +90,29 @@ def gender_of_title(title: str) -> str | None:
     return None
 
 
-def draw_first(rng: random.Random, lang: str, gender: str | None) -> str:
+def name_words(mentions: Iterable[str]) -> frozenset[str]:
+    """The folded words of ``mentions`` (and of their hyphenated parts): what no surrogate drawn
+    for them may be, lest a real name of the note come back as another one's surrogate."""
+    words = {fold(w) for m in mentions for t in m.split() for w in (t, *t.split("-"))}
+    return frozenset(w for w in words if w)
+
+
+def _draw(rng: random.Random, pool: Sequence[str], avoid: Collection[str]) -> str:
+    for _ in range(1000):  # the pools hold hundreds of names; a note a few dozen
+        n = rng.choice(pool)
+        if fold(n) not in avoid and not any(fold(part) in avoid for part in n.split("-")):
+            return n
+    raise ValueError("no name left to draw outside the ones to avoid")
+
+
+def draw_first(rng: random.Random, lang: str, gender: str | None, avoid: Collection[str] = ()) -> str:
     lists = name_lists()[lang]
     g = gender or rng.choice(("male", "female"))
-    return rng.choice(lists[g])
+    return _draw(rng, lists[g], avoid)
 
 
-def draw_last(rng: random.Random, lang: str, exclude: str = "") -> str:
-    pool = name_lists()[lang]["last"]
-    while True:
-        n = rng.choice(pool)
-        if fold(n) != fold(exclude):
-            return n
+def draw_last(rng: random.Random, lang: str, exclude: str = "", avoid: Collection[str] = ()) -> str:
+    return _draw(rng, name_lists()[lang]["last"], {*avoid, fold(exclude)} - {""})
 
 
 def match_case(template: str, value: str) -> str:

@@ -270,3 +270,19 @@ def test_spanish_note_keeps_spanish_formats():
     out = deidentify_text(t, spans, "es", date(2021, 3, 25), rng=random.Random(4))
     assert re.fullmatch(r"Paciente de \d+ años?, ingresó el \d+ de [a-z]+ de \d{4} en [^;]+; "
                         r"operado hace \w+ semanas?\.", out.text), out.text
+
+
+def test_no_surrogate_brings_back_another_name_of_the_note():
+    """Over 300 seeds, "PETIT" and "Jean-Pierre" never become "DUPONT" or another real name of the
+    note (a surname pool of a few hundred names draws any one of them often enough to show)."""
+    from deid.surrogates import names
+
+    text = "Patient : M. Jean-Pierre DUPONT, adressé par le Dr PETIT et le Dr BERNARD. Mme MARTIN, sa fille."
+    words = ("Jean-Pierre DUPONT", "PETIT", "BERNARD", "MARTIN")
+    spans = [Span(text.index(w), text.index(w) + len(w), Label.PATIENT if i == 0 else Label.STAFF)
+             for i, w in enumerate(words)]
+    real = names.name_words(words)
+    for seed in range(300):
+        out = deidentify_text(text, spans, strategy="random", rng=random.Random(seed)).text
+        found = {names.fold(w) for w in re.findall(r"[\w-]+", out) for w in (w, *w.split("-"))}
+        assert not found & real, (seed, out)

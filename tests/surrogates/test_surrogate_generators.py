@@ -98,6 +98,18 @@ def test_first_names_keep_a_known_gender(rng):
         assert all(names.draw_first(rng, lang, "female") in lists[lang]["female"] for _ in range(50))
 
 
+def test_no_drawn_name_is_one_of_the_names_to_avoid(rng):
+    lists = names.name_lists()["fr"]
+    common = [n for n in lists["last"][:40]] + [n for n in lists["male"][:40]]
+    avoid = names.name_words([" ".join(common), "Jean-Pierre DUPONT"])
+    assert {"dupont", "jean", "pierre"} <= avoid
+    lasts = {names.draw_last(rng, "fr", "DUPONT", avoid) for _ in range(500)}
+    firsts = {names.draw_first(rng, "fr", "male", avoid) for _ in range(500)}
+    drawn = {names.fold(part) for n in lasts | firsts for part in n.split("-")}
+    assert not drawn & avoid
+    assert len(lasts) > 200 and len(firsts) > 20  # still a wide choice
+
+
 def test_paper_example_dijon_candidates_and_exponential_frequencies():
     """Dijon (population, cancer, stroke), k=10: Besançon is a candidate; draw frequencies follow
     exp(eps·(1-d)/2) within a chi-square test (p > 0.001)."""
