@@ -10,7 +10,8 @@ get these few, each a property of the text that holds whatever corpus the model 
   ". Jagander": the tokenizer glued the initial to the title);
 - a date that is a score written like one ("Apgar 9/10/10", "évaluée à 7/10": no four-digit year
   after a score's name) is no date, as in the date rule;
-- an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing;
+- an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing, unless the model
+  flagged the word it is elided onto ("L’" + "Hospitalet de Llobregat");
 - the acronym of a public service that every town or county has (CCAS, CAF, CPAM, MDPH) names no
   one and no place: it is the kind of service, not which one.
 """
@@ -89,11 +90,13 @@ def _is_score(span: Span, text: str) -> bool:
 def plausible(spans: Iterable[Span], text: str) -> list[Span]:
     """The model's ``spans`` of ``text``, dates widened to whole numbers, without those no reading
     supports."""
+    spans = list(spans)
+    starts = {s.start for s in spans}
     out: list[Span] = []
     for span in spans:
         span = _initial_before(_widen(span, text), text)
         words = text[span.start : span.end]
-        if _is_score(span, text) or (_ELIDED.fullmatch(words) and _elided_before_word(span, text)):
+        if _is_score(span, text) or (_ELIDED.fullmatch(words) and _elided_before_word(span, text, starts)):
             continue
         if words in _GENERIC_SERVICES and span.label.category in (Category.ORG, Category.LOC):
             continue
@@ -101,11 +104,12 @@ def plausible(spans: Iterable[Span], text: str) -> list[Span]:
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-def _elided_before_word(span: Span, text: str) -> bool:
-    """A single letter followed by an apostrophe and a word: "L'enfant", "d'Anne" ("L" alone is
-    an initial, kept)."""
+def _elided_before_word(span: Span, text: str, starts: set[int]) -> bool:
+    """A single letter followed by an apostrophe and a word that no span of the model starts:
+    "L'enfant", "d'Anne" ("L" alone is an initial, kept; "L’" before "Hospitalet", a town the
+    model flagged too, is the town's article)."""
     end = span.end if text[span.end - 1] in "'’" else span.end + 1
     if end > len(text) or text[end - 1] not in "'’":
         return False
-    return end < len(text) and text[end].isalpha()
+    return end < len(text) and text[end].isalpha() and end not in starts
 

@@ -44,6 +44,10 @@ def test_an_elided_article_alone_is_no_name_but_an_initial_is() -> None:
     letter = text.index("L'")
     assert plausible([Span(letter, letter + 1, Label.PERSON, "ner")], text) == []
     assert plausible([at(text, "L'", Label.PERSON)], text) == []
+    town = "08907 L’Hospitalet de Llobregat"  # the article of a town the model flagged stays
+    article, name = at(town, "L’", Label.LOCATION), at(town, "Hospitalet de Llobregat", Label.LOCATION)
+    assert found(plausible([article, name], town), town) == [("LOCATION", "L’"),
+                                                              ("LOCATION", "Hospitalet de Llobregat")]
     initial = "Signé L. Martin"
     assert found(plausible([at(initial, "L", Label.PERSON)], initial), initial) == [("PERSON", "L")]
 
