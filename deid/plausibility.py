@@ -12,6 +12,8 @@ get these few, each a property of the text that holds whatever corpus the model 
   after a score's name) is no date, as in the date rule;
 - an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing, unless the model
   flagged the word it is elided onto ("L’" + "Hospitalet de Llobregat");
+- "familia" of "médico de familia" (a general practitioner, "médecin de famille", "family
+  doctor") is no relative;
 - the acronym of a public service that every town or county has (CCAS, CAF, CPAM, MDPH) names no
   one and no place: it is the kind of service, not which one.
 """
@@ -29,6 +31,9 @@ from deid.spans import Span
 # joins two dates of a range ("1968-1970": two dates).
 _NUMBER_JOINERS = "/."
 _YEAR4 = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}(?!\d)")
+_FAMILY = re.compile(r"famil(?:ia|le|y)", re.IGNORECASE)
+_DOCTOR_BEFORE = re.compile(r"\b(?:m[ée]dic[oa]s?|medicina|m[ée]decins?|m[ée]decine)\s+de\s+$", re.IGNORECASE)
+_DOCTOR_AFTER = re.compile(r"\s+(?:doctor|physician|practitioner|medicine|GP)\b", re.IGNORECASE)
 _ELIDED = re.compile(r"[A-Za-zÀ-ÿ]['’]?")
 # French social and health services, named by the kind of service: each town, county or region
 # has its own, and the acronym alone does not say whose.
@@ -81,6 +86,14 @@ def _initial_before(span: Span, text: str) -> Span:
     return Span(word, span.end, span.label, span.source, span.score)
 
 
+def _family_doctor(span: Span, text: str) -> bool:
+    """ "familia" in "médico de familia", "médecin de famille", "family doctor": a kind of doctor."""
+    if not _FAMILY.fullmatch(text, span.start, span.end):
+        return False
+    return bool(_DOCTOR_BEFORE.search(text, max(0, span.start - 20), span.start)
+                or _DOCTOR_AFTER.match(text, span.end))
+
+
 def _is_score(span: Span, text: str) -> bool:
     if span.label.category is not Category.DATE or _YEAR4.search(text, span.start, span.end):
         return False
@@ -99,6 +112,8 @@ def plausible(spans: Iterable[Span], text: str) -> list[Span]:
         if _is_score(span, text) or (_ELIDED.fullmatch(words) and _elided_before_word(span, text, starts)):
             continue
         if words in _GENERIC_SERVICES and span.label.category in (Category.ORG, Category.LOC):
+            continue
+        if span.label.category is Category.PER and _family_doctor(span, text):
             continue
         out.append(span)
     return sorted(out, key=lambda s: (s.start, s.end))

@@ -67,3 +67,12 @@ def test_a_name_opening_on_a_period_takes_the_initial_before_it() -> None:
     alone = "Total : . Jagander"  # no letter before the period: nothing to take
     spans = plausible([at(alone, ". Jagander", Label.PERSON)], alone)
     assert found(spans, alone) == [("PERSON", ". Jagander")]
+
+
+def test_the_family_of_a_family_doctor_is_no_relative() -> None:
+    for text in ("su médico de familia solicitó una analítica", "adressé par son médecin de famille",
+                 "seen by her family doctor"):  # fmt: skip
+        word = next(w for w in ("familia", "famille", "family") if w in text)
+        assert plausible([at(text, word, Label.RELATIVE)], text) == [], text
+    kin = "antecedentes en la familia paterna"
+    assert found(plausible([at(kin, "familia", Label.RELATIVE)], kin), kin) == [("RELATIVE", "familia")]
