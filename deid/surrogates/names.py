@@ -98,11 +98,17 @@ def name_words(mentions: Iterable[str]) -> frozenset[str]:
 
 
 def _draw(rng: random.Random, pool: Sequence[str], avoid: Collection[str]) -> str:
-    for _ in range(1000):  # the pools hold hundreds of names; a note a few dozen
+    """A name of ``pool`` outside ``avoid``; from the whole pool when a note names most of it
+    (a roster, a list of names), where avoiding them all is no longer possible."""
+    def allowed(n: str) -> bool:
+        return fold(n) not in avoid and not any(fold(part) in avoid for part in n.split("-"))
+
+    for _ in range(64):  # the pools hold hundreds of names, a note a few dozen
         n = rng.choice(pool)
-        if fold(n) not in avoid and not any(fold(part) in avoid for part in n.split("-")):
+        if allowed(n):
             return n
-    raise ValueError("no name left to draw outside the ones to avoid")
+    left = [n for n in pool if allowed(n)]
+    return rng.choice(left or pool)
 
 
 def draw_first(rng: random.Random, lang: str, gender: str | None, avoid: Collection[str] = ()) -> str:

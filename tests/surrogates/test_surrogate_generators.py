@@ -110,6 +110,15 @@ def test_no_drawn_name_is_one_of_the_names_to_avoid(rng):
     assert len(lasts) > 200 and len(firsts) > 20  # still a wide choice
 
 
+def test_a_note_naming_the_whole_pool_still_gets_surrogates(rng):
+    lists = names.name_lists()["fr"]
+    everyone = names.name_words(lists["last"] + lists["male"])
+    assert names.draw_last(rng, "fr", "DUPONT", everyone) in lists["last"]
+    assert names.draw_first(rng, "fr", "male", everyone) in lists["male"]
+    nearly = names.name_words(lists["last"][1:])  # one name left: that one, whatever the draws
+    assert {names.draw_last(rng, "fr", "", nearly) for _ in range(20)} == {lists["last"][0]}
+
+
 def test_paper_example_dijon_candidates_and_exponential_frequencies():
     """Dijon (population, cancer, stroke), k=10: Besançon is a candidate; draw frequencies follow
     exp(eps·(1-d)/2) within a chi-square test (p > 0.001)."""
