@@ -27,6 +27,16 @@ _OTHER_DATE_FIELD = re.compile(
 )
 
 
+# How far back a field's name may start: the longest one the pattern allows, with its spaces.
+_FIELD_REACH = 60
+
+
+def _line_start(text: str, pos: int, reach: int) -> int:
+    """Where the line holding ``pos`` starts, looking back ``reach`` characters at most (a long
+    line of many dates would otherwise be scanned once per date)."""
+    return text.rfind("\n", max(0, pos - reach), pos) + 1 or max(0, pos - reach)
+
+
 def tell_birth_dates(spans: Sequence[Span], text: str, language: str) -> list[Span]:
     """``spans`` with each DATE that directly follows a PATIENT or PERSON name relabelled BIRTH_DATE,
     and each BIRTH_DATE in a field named for another date relabelled DATE."""
@@ -39,7 +49,7 @@ def tell_birth_dates(spans: Sequence[Span], text: str, language: str) -> list[Sp
                 and _COMMA_GAP.fullmatch(text, prev.end, cur.start)):  # fmt: skip
             out[i] = Span(cur.start, cur.end, Label.BIRTH_DATE, cur.source, cur.score)
         elif cur.label is Label.BIRTH_DATE and _OTHER_DATE_FIELD.search(
-                text, text.rfind("\n", 0, cur.start) + 1, cur.start):  # fmt: skip
+                text, _line_start(text, cur.start, _FIELD_REACH), cur.start):  # fmt: skip
             out[i] = Span(cur.start, cur.end, Label.DATE, cur.source, cur.score)
     return out
 
