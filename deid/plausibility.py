@@ -30,6 +30,9 @@ from deid.spans import Span
 # Characters that continue a number inside one token ("9/10/10", "12.03"); not "-", which also
 # joins two dates of a range ("1968-1970": two dates).
 _NUMBER_JOINERS = "/."
+# No date is longer than this on either side of a cut; the bound keeps a run like "1/1/1/..."
+# from being walked once per span.
+_MAX_WIDENING = 12
 _YEAR4 = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}(?!\d)")
 _FAMILY = re.compile(r"famil(?:ia|le|y)", re.IGNORECASE)
 _DOCTOR_BEFORE = re.compile(r"\b(?:m[ée]dic[oa]s?|medicina|m[ée]decins?|m[ée]decine)\s+de\s+$", re.IGNORECASE)
@@ -62,9 +65,9 @@ def _widen(span: Span, text: str) -> Span:
         return False
 
     start, end = span.start, span.end
-    while inside(start):
+    while inside(start) and span.start - start < _MAX_WIDENING:
         start -= 1
-    while inside(end):
+    while inside(end) and end - span.end < _MAX_WIDENING:
         end += 1
     if (start, end) == (span.start, span.end):
         return span
@@ -76,10 +79,10 @@ def _initial_before(span: Span, text: str) -> Span:
     if span.label.category is not Category.PER or text[span.start] != ".":
         return span
     start = span.start
-    while start > 0 and text[start - 1] in " \t":
+    while start > 0 and text[start - 1] in " \t" and span.start - start < _MAX_WIDENING:
         start -= 1
     word = start
-    while word > 0 and not text[word - 1].isspace():
+    while word > 0 and not text[word - 1].isspace() and start - word < _MAX_WIDENING:
         word -= 1
     if word == start or not text[start - 1].isalpha():
         return span

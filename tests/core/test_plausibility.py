@@ -76,3 +76,14 @@ def test_the_family_of_a_family_doctor_is_no_relative() -> None:
         assert plausible([at(text, word, Label.RELATIVE)], text) == [], text
     kin = "antecedentes en la familia paterna"
     assert found(plausible([at(kin, "familia", Label.RELATIVE)], kin), kin) == [("RELATIVE", "familia")]
+
+
+def test_a_long_run_of_numbers_is_not_walked_once_per_span() -> None:
+    import time
+
+    text = "1/" * 50_000
+    spans = [Span(i, i + 3, Label.DATE, "ner", 0.9) for i in range(0, len(text) - 4, 10)]
+    started = time.perf_counter()
+    out = plausible(spans, text)
+    assert time.perf_counter() - started < 5  # quadratic walking took minutes here
+    assert all(s.length <= 3 + 2 * 12 for s in out)
