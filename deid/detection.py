@@ -57,7 +57,7 @@ def tell_birth_dates(spans: Sequence[Span], text: str, language: str) -> list[Sp
 # "CLINIQUE DE SAINT CLOUD, MESNARD-LA-BAROTIERE, standard : ...": what follows a hospital and a
 # comma is where it is. In the training corpora no hospital follows another one that way (24 of
 # 24 are streets, towns or regions); the model still reads a town in capitals as the hospital.
-_HOSPITAL_WORD = re.compile(r"h[oô]pital|hospital|clini|centre|centro|chu\b|ch\b|complejo|institut",
+_HOSPITAL_WORD = re.compile(r"\b(?:h[oô]pital|hospital|clini|centre|centro|chu\b|ch\b|complejo|institut)",
                             re.IGNORECASE)
 
 

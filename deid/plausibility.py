@@ -8,8 +8,8 @@ get these few, each a property of the text that holds whatever corpus the model 
   glue words ("IPPN11232344", "DRAlberto"), and the model's cut there is the right one;
 - a name that starts with a period starts with the initial before it ("MmeE . Jagander" read as
   ". Jagander": the tokenizer glued the initial to the title);
-- a date that is a score written like one ("Apgar 9/10/10", "évaluée à 7/10": no four-digit year
-  after a score's name) is no date, as in the date rule;
+- a date that is a score written like one ("Apgar 9/10/10", "évaluée à 7/10": marks out of a
+  scale's maximum after a score's name) is no date, as in the date rule;
 - an elided article or pronoun alone ("L'" of "L'enfant", "D'") names nothing, unless the model
   flagged the word it is elided onto ("L’" + "Hospitalet de Llobregat");
 - "familia" of "médico de familia" (a general practitioner, "médecin de famille", "family
@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 
 from deid.labels import Category
-from deid.rules.dates import SCORE_BEFORE
+from deid.rules.dates import is_score
 from deid.spans import Span
 
 # Characters that continue a number inside one token ("9/10/10", "12.03"); not "-", which also
@@ -33,7 +33,6 @@ _NUMBER_JOINERS = "/."
 # No date is longer than this on either side of a cut; the bound keeps a run like "1/1/1/..."
 # from being walked once per span.
 _MAX_WIDENING = 12
-_YEAR4 = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}(?!\d)")
 _FAMILY = re.compile(r"famil(?:ia|le|y)", re.IGNORECASE)
 _DOCTOR_BEFORE = re.compile(r"\b(?:m[ée]dic[oa]s?|medicina|m[ée]decins?|m[ée]decine)\s+de\s+$", re.IGNORECASE)
 _DOCTOR_AFTER = re.compile(r"\s+(?:doctor|physician|practitioner|medicine|GP)\b", re.IGNORECASE)
@@ -98,9 +97,7 @@ def _family_doctor(span: Span, text: str) -> bool:
 
 
 def _is_score(span: Span, text: str) -> bool:
-    if span.label.category is not Category.DATE or _YEAR4.search(text, span.start, span.end):
-        return False
-    return SCORE_BEFORE.search(text, max(0, span.start - 30), span.start) is not None
+    return span.label.category is Category.DATE and is_score(text, span.start, span.end)
 
 
 def plausible(spans: Iterable[Span], text: str) -> list[Span]:

@@ -45,8 +45,28 @@ _PROPER_NAME_BEFORE = re.compile(r"\b(?:hospital(?:\s+universitario)?|h\.\s*u\.|
 # Only a match without a four-digit year can be a score ("Score 12/03/2020" is a date); "EVA" is
 # the pain scale in capitals, "Eva" a first name.
 SCORE_BEFORE = re.compile(
-    r"(?:\b(?i:apgar|score(?:\s+de\s+\w+)?|glasgow|cot[ée]e?\s+à|évaluée?\s+à)|\bEVA)\s*:?\s*$"
+    r"(?:\b(?i:apgar|score(?:\s+de\s+\w+)?|glasgow|cot[ée]e?\s+à|évaluée?\s+à)|\b(?P<eva>EVA))\s*:?\s*$"
 )
+# What a score itself looks like: a mark out of a scale's maximum ("7/10", "15/15", "18/20") or
+# a score's parts ("Apgar 9/10/10", "Glasgow 15/10/12"). After "EVA", which is also a first name
+# in capitals ("DUPONT EVA 12/03/15", a birth date), only marks out of 10 are ("7/10", "7/10/10");
+# a date whose day, month and year are all 10 or less ("EVA 01/03/10") is read as a score there.
+_SCORE_SHAPE = re.compile(r"(?P<a>\d{1,3})\s?/\s?(?P<b>\d{1,3})(?:\s?/\s?(?P<c>\d{1,2}))?")
+_SCALE_MAXIMA = (10, 15, 20, 30, 100)
+
+
+def is_score(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is written like a score and follows a score's name."""
+    m = _SCORE_SHAPE.fullmatch(text, start, end)
+    before = SCORE_BEFORE.search(text, max(0, start - 30), start) if m is not None else None
+    if m is None or before is None:
+        return False
+    a, b = int(m["a"]), int(m["b"])
+    if before["eva"]:  # marks out of 10 only
+        return max(a, b, int(m["c"] or 0)) <= 10 and (m["c"] is not None or b == 10)
+    if m["c"] is not None:
+        return max(a, b, int(m["c"])) <= 20
+    return b in _SCALE_MAXIMA and a <= b
 
 
 # A birth date is told apart where the corpora of that language do (eds-pseudo DATE_NAISSANCE);
@@ -158,8 +178,7 @@ class DateRecognizer(RegexRecognizer):
         if _PROPER_NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
             return None  # "Hospital Universitario 12 de Octubre" is a hospital, not a date
         groups = match.groupdict()
-        if len(groups.get("y") or "") != 4 and SCORE_BEFORE.search(
-                text, max(0, match.start() - 30), match.start()):  # fmt: skip
+        if is_score(text, match.start(), match.end()):
             return None
         if groups.get("d") and groups.get("m"):
             day, month = int(groups["d"].replace(" ", "")), int(groups["m"].replace(" ", ""))

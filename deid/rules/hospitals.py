@@ -27,7 +27,9 @@ _KEYWORDS = {
            r"cl[íi]nico|comarcal|materno[- ]infantil))*|cl[íi]nica|centro\s+de\s+salud"),
     "en": r"hospital|medical\s+cent(?:er|re)|clinic|infirmary",
 }  # fmt: skip
-_CAPS_WORD = r"[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ0-9'’\-]+(?![\w'’\-/])"  # two letters at least: "C/ Mayor" is a street
+# Two characters at least ("C/ Mayor" is a street), an apostrophe or hyphen only between them
+# ("D'ARLES", "SAINT-LOUIS"; "L'" alone is an article).
+_CAPS_WORD = r"[A-ZÀ-ÖØ-Þ](?:[A-ZÀ-ÖØ-Þ0-9]|['’\-](?=[A-ZÀ-ÖØ-Þ0-9]))+(?![\w'’\-/])"
 _PARTICLE = (r"(?:(?:DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE|de|du|des|la|le|les|del|of)"
              r"[ \t]+|[DL]['’])")
 # Capitalised words that open a department, a unit or a heading, not a hospital's name
@@ -37,7 +39,9 @@ _NOT_NAME = (r"(?!(?:SERVICE|SERVICIO|UNIT[ÉE]|UNIDAD|UNIT|D[ÉE]PARTEMENT|DEPA
              r"CR|INFORME|JOUR|NUIT|SEMAINE|D[ÍI]A|ICU|ER|UCI|UCIN|USI|USIC|REA|SAU|HDJ|"
              r"DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE)\b)")  # fmt: skip
 _PARTICLE_START = re.compile(_PARTICLE)
-_NAME = rf"(?:{_PARTICLE}*{_NOT_NAME}{_CAPS_WORD})(?:[ \t]+{_PARTICLE}*{_NOT_NAME}{_CAPS_WORD}){{0,7}}"
+# Possessive repeats: a run of "L'L'L'..." can be split into articles in many ways, and a plain
+# repeat would try them all.
+_NAME = rf"(?:{_PARTICLE}*+{_NOT_NAME}{_CAPS_WORD})(?:[ \t]+{_PARTICLE}*+{_NOT_NAME}{_CAPS_WORD}){{0,7}}"
 
 
 # The word for a hospital is capitalised: "clínica de TFNA" is the clinical picture of one.

@@ -97,18 +97,19 @@ def name_words(mentions: Iterable[str]) -> frozenset[str]:
     return frozenset(w for w in words if w)
 
 
-def _draw(rng: random.Random, pool: Sequence[str], avoid: Collection[str]) -> str:
-    """A name of ``pool`` outside ``avoid``; from the whole pool when a note names most of it
-    (a roster, a list of names), where avoiding them all is no longer possible."""
+def _draw(rng: random.Random, pool: Sequence[str], avoid: Collection[str], exclude: str = "") -> str:
+    """A name of ``pool`` other than ``exclude`` (folded) and outside ``avoid``; when a note names
+    most of the pool (a roster), avoiding them all is no longer possible and only ``exclude``, the
+    mention's own name, stays barred."""
     def allowed(n: str) -> bool:
         return fold(n) not in avoid and not any(fold(part) in avoid for part in n.split("-"))
 
     for _ in range(64):  # the pools hold hundreds of names, a note a few dozen
         n = rng.choice(pool)
-        if allowed(n):
+        if fold(n) != exclude and allowed(n):
             return n
-    left = [n for n in pool if allowed(n)]
-    return rng.choice(left or pool)
+    others = [n for n in pool if fold(n) != exclude]
+    return rng.choice([n for n in others if allowed(n)] or others)
 
 
 def draw_first(rng: random.Random, lang: str, gender: str | None, avoid: Collection[str] = ()) -> str:
@@ -118,7 +119,7 @@ def draw_first(rng: random.Random, lang: str, gender: str | None, avoid: Collect
 
 
 def draw_last(rng: random.Random, lang: str, exclude: str = "", avoid: Collection[str] = ()) -> str:
-    return _draw(rng, name_lists()[lang]["last"], {*avoid, fold(exclude)} - {""})
+    return _draw(rng, name_lists()[lang]["last"], avoid, fold(exclude))
 
 
 def match_case(template: str, value: str) -> str:

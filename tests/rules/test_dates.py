@@ -128,3 +128,13 @@ def test_a_date_typed_digit_by_digit_with_spaced_separators_is_one_date() -> Non
     text = "Date de sortie : 2 1 - 0 9 - 2 0 8 8 , vu le 0 3 / 1 1 / 2 0 1 9."
     spans = RuleDetector(["date"]).find(text, "fr")
     assert [text[s.start : s.end] for s in spans] == ["2 1 - 0 9 - 2 0 8 8", "0 3 / 1 1 / 2 0 1 9"]
+
+
+def test_scores_are_no_dates_but_a_date_after_the_first_name_eva_is() -> None:
+    from deid.rules import RuleDetector
+
+    rule = RuleDetector(["date"])
+    for text in ("EVA 7/10", "apgar 9/10/10", "score de Glasgow 15/15"):
+        assert rule.find(text, "fr") == [], text
+    text = "Mme DUPONT EVA 12/03/85."
+    assert [text[s.start : s.end] for s in rule.find(text, "fr")] == ["12/03/85"]

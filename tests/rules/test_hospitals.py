@@ -44,3 +44,16 @@ def test_a_department_in_capitals_after_the_name_is_not_part_of_it() -> None:
 ])  # fmt: skip
 def test_no_hospital_without_a_name_in_capitals(text: str, language: str) -> None:
     assert hospitals(text, language) == []
+
+
+def test_a_lone_article_is_no_word_of_the_name() -> None:
+    assert hospitals("vu au CHU L' ") == []
+    assert hospitals("CENTRE HOSPITALIER D'ARLES") == ["CENTRE HOSPITALIER D'ARLES"]
+
+
+def test_a_run_of_elided_articles_is_read_in_linear_time() -> None:
+    import time
+
+    started = time.perf_counter()
+    hospitals("HOPITAL " + "L'" * 20_000 + "x")
+    assert time.perf_counter() - started < 10  # ~0.01 s; trying every split took minutes
