@@ -3,8 +3,10 @@
 A mention is split into an optional title, given names and a surname; the surrogate keeps the
 gender of a known first name, the case style of each part (DUPONT -> MARTIN, Dupont -> Martin)
 and initials ("J. Dupont" -> "P. Martin"). Family ties (same surname -> same surrogate surname)
-are the engine's job: it memoizes the surname separately. A surrogate is never one of the note's
-own names ("PETIT" -> "DUPONT" in a note about Mr Dupont would put a real name back).
+are the engine's job: it memoizes the surname separately. A name drawn for a note is never one of
+that note's own names ("PETIT" -> "DUPONT" in a note about Mr Dupont would put a real name back);
+a surrogate remembered from an earlier note of the patient is reused as it is, and the
+"neighbour" strategy replaces words by embedding neighbours without this check.
 """
 
 from __future__ import annotations
