@@ -19,11 +19,11 @@ from deid.spans import Span
 _COMMA_GAP = re.compile(r"[ \t]*,[ \t]*")  # same line: a signature's date on the next line is not
 
 
-# "Date de sortie : 21-09-2088", "Fecha de ingreso: ...": a field that names another date than the
-# birth ("Date de naissance" is the birth date's own field).
+# "Date de sortie : 21-09-2088", "Date of discharge:": a field that names another date than the
+# birth ("Date de naissance" is the birth date's own field; Spanish dates are never told apart).
 _OTHER_DATE_FIELD = re.compile(
-    r"\b(?:date|fecha)\s+(?:de|d['’]|du|des|del|of)\s*(?:l['’]\s*|la\s+)?"
-    r"(?!naissance|nacimiento|birth|mise\s+au\s+monde)[^\W\d][\w'’ ]{1,30}?\s*:\s*$", re.IGNORECASE
+    r"\bdate\s+(?:de|d['’]|du|des|of)\s*(?:l['’]\s*|la\s+)?"
+    r"(?!naissance|birth|mise\s+au\s+monde)[^\W\d][\w'’ ]{1,30}?\s*:\s*$", re.IGNORECASE
 )
 
 
