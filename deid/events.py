@@ -26,6 +26,11 @@ class RawNote(BaseModel):
     note_type: str | None = Field(default=None, max_length=128)
     language: Literal["fr", "es", "en"] = "fr"
     document_date: date | None = None  # reference for durations; absent -> dates use placeholders
+    # Conventions of the feed: "en-US" reads 3/9/2024 as March 9 and draws US places, "en-GB" day
+    # first and UK places; absent -> the language's default (fr-FR, es-ES, en-US).
+    locale: Literal["fr-FR", "es-ES", "en-US", "en-GB"] | None = None
+    # Order of numeric dates, overriding the locale's: "dmy" (12/03/2024 = 12 March) or "mdy".
+    date_order: Literal["dmy", "mdy"] | None = None
     text: str
     source: dict[str, Any] = Field(default_factory=dict)
 
@@ -49,6 +54,9 @@ class PrivacyAccount(BaseModel):
     patient_epsilon_cap: float = Field(ge=0)
     exhausted: bool  # some values got the deterministic fallback because the cap was reached
     fallback_count: int = Field(default=0, ge=0)
+    # What the epsilon figures add up: each release's epsilon per one unit of its own metric (days,
+    # months or years for dates, years for ages and birth dates, feature distance for places).
+    epsilon_basis: Literal["sum-per-unit"] = "sum-per-unit"
 
 
 class ModelInfo(BaseModel):
@@ -74,6 +82,9 @@ class DeidNote(BaseModel):
     privacy: PrivacyAccount
     model: ModelInfo
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    # Labels detected in the note but left in clear by the configured policy (e.g. AGE under the
+    # "random" strategy below 90, SEX): said here so that no consumer takes them for surrogates.
+    kept_labels: list[str] = Field(default_factory=list)
 
 
 DeadLetterReason = Literal[

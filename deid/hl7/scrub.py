@@ -297,5 +297,5 @@ def _hl7_date(surrogate: str) -> str:
                 return date(int(y), int(mo), int(d)).strftime("%Y%m%d")
             except ValueError:
                 return ""
-    m = _YEAR.match(text)  # a generalized (budget-exhausted) date: year precision is valid TS
+    m = _YEAR.match(text)  # a year-only surrogate (Safe Harbor profile): year precision is valid TS
     return m.group(1) if m else ""

@@ -10,7 +10,8 @@ from __future__ import annotations
 from deid.labels import Category, Label
 from deid.settings import Settings
 
-STRATEGIES = ("placeholder", "random", "dp-laplace", "interval", "shift", "exponential", "geo", "neighbour")
+STRATEGIES = ("placeholder", "random", "dp-laplace", "interval", "shift", "safe-harbor", "exponential", "geo",
+              "neighbour")
 
 _DATE = {"dp": "dp-laplace", "interval": "interval", "shift": "shift", "placeholder": "placeholder"}
 
@@ -27,8 +28,8 @@ DEFAULTS: dict[Category, str] = {
 
 # Which strategies each category can run; anything else is refused at configuration time.
 ALLOWED: dict[Category, frozenset[str]] = {
-    Category.DATE: frozenset({"placeholder", "dp-laplace", "interval", "shift"}),
-    Category.AGE: frozenset({"placeholder", "dp-laplace", "shift"}),
+    Category.DATE: frozenset({"placeholder", "dp-laplace", "interval", "shift", "safe-harbor"}),
+    Category.AGE: frozenset({"placeholder", "dp-laplace", "shift", "safe-harbor"}),
     Category.LOC: frozenset({"placeholder", "random", "exponential", "geo", "neighbour"}),
 }
 # embedding-neighbour pseudonymisation (deid.neighbours) is word-level: any non-temporal category

@@ -139,7 +139,7 @@ async def test_memoized_values_cost_nothing_and_new_values_share_the_note_budget
     assert b.privacy.patient_epsilon_total == pytest.approx(4.0, abs=1e-5)
 
 
-async def test_over_cap_values_get_the_deterministic_fallback_and_the_output_says_so():
+async def test_over_cap_values_release_nothing_true_and_the_output_says_so():
     sub, _ = make(epsilon_per_note=1.0, patient_cap=1.5)
     t1 = "Vu le 3 mars 2021."
     t2 = "Vu le 12 février 2021 et il y a 3 ans."
@@ -149,14 +149,14 @@ async def test_over_cap_values_get_the_deterministic_fallback_and_the_output_say
     b = (await sub.substitute([note(t2, "e2")], [s2], MODEL))[0]
     assert not a.privacy.exhausted
     assert b.privacy.exhausted and b.privacy.fallback_count == 2 and b.privacy.epsilon_spent == 0
-    assert b.text == "Vu le 2021 et [DATE]."
-    assert [s.strategy for s in b.spans] == ["fallback-generalize", "fallback-generalize"]
+    assert b.text == "Vu le [DATE] et [DATE]."  # not even the true year
+    assert [s.strategy for s in b.spans] == ["fallback-placeholder", "fallback-placeholder"]
     replay = (await sub.substitute([note(t2, "e2")], [s2], MODEL))[0]
     assert replay.text == b.text and replay.privacy.epsilon_spent == 0
 
 
-async def test_placeholder_fallback_when_configured():
-    sub, _ = make(epsilon_per_note=1.0, patient_cap=0.5, exhausted_fallback="placeholder")
+async def test_a_first_note_over_the_cap_gets_placeholders():
+    sub, _ = make(epsilon_per_note=1.0, patient_cap=0.5)
     t = "Vu le 3 mars 2021."
     out = (await sub.substitute([note(t, "e1")], [spans_of(t, [("3 mars 2021", Label.DATE)])], MODEL))[0]
     assert out.text == "Vu le [DATE]." and out.privacy.exhausted

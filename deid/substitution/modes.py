@@ -1,0 +1,67 @@
+"""Substitution modes (profiles) and the synchronous one-note entry of the command line.
+
+A mode is a table of strategies per category, laid over the settings:
+- ``dp``: the settings' differentially private strategies (timeline dates, ages from the
+  surrogate birth date, exponential-mechanism places) with random surrogates elsewhere;
+- ``random``: random surrogates, dates moved by one secret shift per patient, ages kept below 90
+  (i2b2 practice; said in the output event's ``kept_labels``);
+- ``safe-harbor``: HIPAA Safe Harbor for dates and ages (year only, ages over 89 aggregated);
+- ``placeholder``: category tags everywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from datetime import date
+
+from deid.events import DeidNote, ModelInfo, RawNote
+from deid.keys import KeyHasher
+from deid.labels import Category
+from deid.settings import Settings
+from deid.spans import Span
+from deid.store.base import PatientStore
+from deid.store.memory import InMemoryStore
+from deid.substitution.engine import Substituter
+
+MODES: dict[str, dict[str, str]] = {
+    "dp": {},
+    "random": {"DATE": "shift", "AGE": "shift", "CITY": "random"},
+    "safe-harbor": {"DATE": "safe-harbor", "AGE": "safe-harbor", "CITY": "random"},
+    "placeholder": {c.value: "placeholder" for c in Category},
+}
+
+
+def mode_settings(base: Settings, mode: str) -> Settings:
+    """``base`` with the strategies of ``mode`` (the settings' own choices win under ``dp``)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown strategy {mode!r}; choose one of {sorted(MODES)}")
+    merged = {**MODES[mode], **base.strategies} if mode == "dp" else MODES[mode]
+    return base.model_copy(update={"strategies": merged})
+
+
+def deidentify_text(
+    text: str,
+    spans: Sequence[Span],
+    language: str = "fr",
+    document_date: date | None = None,
+    *,
+    strategy: str = "dp",
+    rng: random.Random | None = None,
+    store: PatientStore | None = None,
+    settings: Settings | None = None,
+    patient_id: str = "local",
+    event_id: str = "local",
+    locale: str | None = None,
+    date_order: str | None = None,
+) -> DeidNote:
+    """Substitute one text synchronously (``deid redact --strategy MODE``); ``strategy`` is one of
+    ``MODES``. Not for use inside a running event loop."""
+    cfg = mode_settings(settings or Settings(), strategy)
+    sub = Substituter(store or InMemoryStore(), KeyHasher(cfg.secret_bytes()), cfg,
+                      rng or random.SystemRandom())
+    note = RawNote(event_id=event_id, patient_id=patient_id, language=language,  # type: ignore[arg-type]
+                   document_date=document_date, text=text, locale=locale,  # type: ignore[arg-type]
+                   date_order=date_order)  # type: ignore[arg-type]
+    return asyncio.run(sub.substitute([note], [list(spans)], ModelInfo(name="given", version="0")))[0]

@@ -1,0 +1,105 @@
+"""The operators with no cross-mention logic: placeholders, embedding neighbours, and the random
+format-preserving surrogates of contacts and identifiers (a phone stays a phone of its shape, an
+identifier keeps its length, separators and check digit)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from deid.labels import Category, Label
+from deid.neighbours.replace import DEFAULT_N as NEIGHBOURS_N
+from deid.neighbours.replace import replace_tokens
+from deid.store.base import Release
+from deid.substitution.items import Item, NoteContext, placeholder
+from deid.substitution.operators import Operator, register
+from deid.surrogates import formats, names
+
+
+@register("placeholder")
+class PlaceholderOperator(Operator):
+    """[PER], [DATE]...: deterministic, free, the safest readable output (Lange et al. 2020)."""
+
+    name = "placeholder"
+    handles = frozenset({"placeholder"})
+
+    def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        return None
+
+    def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
+             eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
+        return []
+
+    def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
+        return placeholder(item.label), "placeholder"
+
+
+class _Memoized(Operator):
+    """One random surrogate per (patient, category, normalized value), drawn once and memoized."""
+
+    def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        for it in items:
+            it.key = ctx.key(it.label, it.text)
+
+    def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
+             eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
+        out: dict[str, Release] = {}
+        for it in items:
+            if it.key not in memo and it.key not in out:
+                out[it.key] = Release(it.key, self.surrogate(ctx, it), 0)
+        return list(out.values())
+
+    def surrogate(self, ctx: NoteContext, it: Item) -> str:
+        raise NotImplementedError
+
+
+@register("neighbour")
+class NeighbourOperator(_Memoized):
+    """Every word to one of its embedding neighbours, digits redrawn (Friedrich et al. 2019)."""
+
+    name = "neighbour"
+    handles = frozenset({"neighbour"})
+
+    def surrogate(self, ctx: NoteContext, it: Item) -> str:
+        return replace_tokens(it.text, ctx.rng, NEIGHBOURS_N)
+
+    def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
+        return memo[item.key], "neighbour"
+
+
+@register("formats")
+class FormatOperator(_Memoized):
+    """Phones, e-mails, URLs, IPs, identifiers, professions: random and format-preserving."""
+
+    name = "formats"
+    handles = frozenset({"random"})
+
+    def surrogate(self, ctx: NoteContext, it: Item) -> str:
+        lab, lang, text, rng = it.label, ctx.language, it.text, ctx.rng
+        cat = lab.category
+        if cat is Category.TEL:
+            return formats.phone_digits(rng, text)
+        if lab is Label.EMAIL:
+            return formats.email(rng, text, names.draw_first(rng, lang, None), names.draw_last(rng, lang))
+        if lab is Label.URL:
+            return formats.url(rng, text)
+        if lab is Label.IP:
+            return formats.ip(rng, text)
+        if cat is Category.QID:
+            return formats.identifier(rng, text)
+        if lab is Label.PROFESSION:
+            return formats.profession(rng, lang)
+        return placeholder(lab)
+
+    def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
+        value, cat = memo[item.key], item.label.category
+        if cat is Category.TEL:
+            return formats.render_phone(item.text, value), "random"
+        if cat is Category.QID:
+            return _reshaped(item.text, value), "random"
+        return value, "random"
+
+
+def _reshaped(original: str, value: str) -> str:
+    """``value`` in the separators and case of ``original`` when both have as many characters."""
+    a, b = [c for c in original if c.isalnum()], [c for c in value if c.isalnum()]
+    return formats.reshape(original, "".join(b)) if len(a) == len(b) else value
