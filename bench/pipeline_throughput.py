@@ -157,6 +157,12 @@ def main() -> int:
     args = ap.parse_args()
 
     settings = Settings()
+    if settings.hmac_secret is None:  # the worker requires one; a benchmark run needs no stable one
+        import secrets
+
+        from pydantic import SecretStr
+
+        settings.hmac_secret = SecretStr(secrets.token_hex(32))
     settings.model.enabled = not args.no_model
     settings.http.host, settings.http.port = "127.0.0.1", 0
     if args.max_events:

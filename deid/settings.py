@@ -7,15 +7,31 @@ Defaults run the embedded setup on one machine. Examples:
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# A fixed development secret so the embedded default runs with no setup; production must set
-# DEID_HMAC_SECRET (the worker refuses to start with this value unless DEID_ALLOW_DEV_SECRET=1).
-DEV_HMAC_SECRET = "dev-only-secret-change-me-0123456789"
+# No secret ships in the source: a default anyone can read would let them recompute every
+# pseudonym. The worker and the MLLP bridge refuse to start without DEID_HMAC_SECRET of at least
+# MIN_SECRET_BYTES; `deid demo` draws a random one per run; one-off library and command-line uses
+# (`deid redact FILE`) get a random per-process secret (`secret_bytes`), consistent within the
+# process only. See docs/STORE.md (threat model).
+MIN_SECRET_BYTES = 32
+_process_secret: bytes | None = None
+
+
+class SecretNotSet(ValueError):
+    """``DEID_HMAC_SECRET`` is missing or too short where a stable secret is required."""
+
+
+def _random_process_secret() -> bytes:
+    global _process_secret
+    if _process_secret is None:
+        _process_secret = secrets.token_hex(32).encode("ascii")
+    return _process_secret
 
 
 class KafkaSettings(BaseModel):
@@ -92,8 +108,9 @@ class PrivacySettings(BaseModel):
     place_k: int = 10
     # Optional per-category weights of the split (e.g. {"DATE": 2, "LOC": 1}); uniform when empty.
     category_weights: dict[str, float] = Field(default_factory=dict)
-    # Deterministic fallback when a patient's cap is reached: "generalize" (year / region) or "placeholder".
-    exhausted_fallback: Literal["generalize", "placeholder"] = "generalize"
+    # What a value refused at the patient's cap becomes: its placeholder. (The first build's
+    # "generalize" printed the true year: a release nobody paid for. It is gone.)
+    exhausted_fallback: Literal["placeholder"] = "placeholder"
 
 
 class HttpSettings(BaseModel):
@@ -122,6 +139,9 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
+    # Order of numeric dates per feed locale when an event does not say (en-US month first,
+    # the others day first), e.g. {"en-GB": "dmy"}.
+    date_orders: dict[str, Literal["dmy", "mdy"]] = Field(default_factory=dict)
     batch: BatchSettings = Field(default_factory=BatchSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
@@ -129,3 +149,7 @@ class Settings(BaseSettings):
 
     def secret_bytes(self) -> bytes:
         return self.hmac_secret.get_secret_value().encode("utf-8")
+        """The configured secret, else a random one drawn once per process (pseudonyms then
+        differ from one process to the next: fine for a one-off run, never for a service)."""
+        if self.hmac_secret is None:
+            return _random_process_secret()

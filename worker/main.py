@@ -9,12 +9,19 @@ from collections.abc import Callable
 
 from deid.detect import Detector
 from deid.pipeline import NotePipeline, build_pipeline
-from deid.settings import DEV_HMAC_SECRET, Settings
+from deid.settings import SecretNotSet, Settings
 from deid.store.base import PatientStore
 from worker.http import start_http
+from worker.logs import configure_logging
 from worker.stream import StreamWorker
 
 log = logging.getLogger("deid.worker")
+
+RULES_ONLY_WARNING = ("RULES ONLY: the NER model is disabled (DEID_MODEL__ENABLED=false); person "
+                      "names, hospitals and other free-text PHI are NOT detected and pass through "
+                      "in clear. Use only for tests or with a feed known to hold no names.")
+
+__all__ = ["RULES_ONLY_WARNING", "ConfigError", "check_settings", "configure_logging", "serve"]
 
 
 class ConfigError(ValueError):
@@ -22,17 +29,11 @@ class ConfigError(ValueError):
 
 
 def check_settings(settings: Settings) -> None:
-    if settings.hmac_secret.get_secret_value() == DEV_HMAC_SECRET and not settings.allow_dev_secret:
-        raise ConfigError("DEID_HMAC_SECRET is the development secret; set a real one "
-                          "(or DEID_ALLOW_DEV_SECRET=1 for a local trial)")
-    if len(settings.secret_bytes()) < 16:
-        raise ConfigError("DEID_HMAC_SECRET must be at least 16 bytes")
-
-
-def configure_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    # aiokafka logs payload-free but noisy coordinator chatter at INFO.
-    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    """Refuse to run without a real secret: there is no default (docs/STORE.md, threat model)."""
+    try:
+        settings.require_secret()
+    except SecretNotSet as exc:
+        raise ConfigError(str(exc)) from None
 
 
 async def serve(settings: Settings, *, store: PatientStore | None = None,
@@ -41,6 +42,8 @@ async def serve(settings: Settings, *, store: PatientStore | None = None,
                 on_started: Callable[[StreamWorker, int], None] | None = None) -> None:
     """Run until SIGTERM/SIGINT (or ``worker.stop()``): the batch in flight drains, then close."""
     check_settings(settings)
+    if not settings.model.enabled:
+        log.warning(RULES_ONLY_WARNING)
     own_store = store is None
     if store is None:
         from deid.store.factory import open_store

@@ -328,7 +328,11 @@ async def serve(settings: Settings, stop: asyncio.Event, *, max_in_flight: int =
                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, metrics_port: int | None = None,
                 ready: Callable[[MllpBridge], None] | None = None) -> None:
     """Run the bridge until ``stop`` is set: producer first, then the listener; on stop, the
-    reverse (connections drain their current message before the producer flushes)."""
+    reverse (connections drain their current message before the producer flushes).
+
+    Raises ``deid.settings.SecretNotSet`` before anything starts when DEID_HMAC_SECRET is missing
+    or short: the bridge keys records by pseudonym and has no default secret."""
+    settings.require_secret()
     sink = KafkaSink(settings)
     await sink.start()
     bridge = MllpBridge(settings, sink, max_in_flight=max_in_flight, max_message_bytes=max_message_bytes)

@@ -1,5 +1,8 @@
 """The ``deid`` command. Each subcommand is a module of this package exposing
 ``register(subparsers)``; it is discovered by name, so adding a command touches no other file.
+Commands of other packages (the streaming shell's ``worker``, ``demo``, ``mllp``, in
+``worker/cli/``) register through the ``deid.commands`` entry-point group, read with
+``importlib.metadata``, so that this library never imports them.
 
 Heavy imports (torch, the model) happen inside the handlers, so ``deid --help`` answers at once.
 """
@@ -11,8 +14,11 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 
 from deid import __version__
+
+PLUGIN_GROUP = "deid.commands"  # entry points: name = "package.module:register"
 
 
 class CliError(Exception):
@@ -34,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        entry.load()(sub)
     return parser
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
-from deid.store.redis import check_hex, check_release, check_spend_id
+from deid.store.checks import check_hex, check_release, check_spend_id
 
 T = TypeVar("T")
 

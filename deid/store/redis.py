@@ -32,10 +32,11 @@ from redis.backoff import NoBackoff
 from deid.settings import RedisSettings
 from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
 
+from deid.store.checks import check_hex, check_release, check_spend_id
+
+__all__ = ["RedisPatientStore", "check_hex", "check_release", "check_spend_id"]
 T = TypeVar("T")
 
-_HEX = re.compile(r"[0-9a-f]{16,128}")
-_SPEND_ID = re.compile(r"[\x21-\x7e]{1,256}")  # printable ASCII, no spaces
 _PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # no glob or hash-tag characters
 _DAY_S = 86_400
 
@@ -46,23 +47,6 @@ _RETRYABLE_PREFIXES = ("BUSY", "LOADING", "MASTERDOWN", "READONLY", "TRYAGAIN", 
 
 def _load_script(name: str) -> str:
     return resources.files("deid.store").joinpath("lua", name).read_text(encoding="utf-8")
-
-
-def check_hex(kind: str, value: str) -> None:
-    """Refuse anything that is not a keyed hash; the message never echoes the value."""
-    if not isinstance(value, str) or not _HEX.fullmatch(value):
-        raise ValueError(f"{kind} must be a lowercase hex HMAC (deid.keys.KeyHasher), got something else")
-
-
-def check_spend_id(spend_id: str) -> None:
-    if not isinstance(spend_id, str) or not _SPEND_ID.fullmatch(spend_id):
-        raise ValueError("spend_id must be 1-256 printable ASCII characters without spaces")
-
-
-def check_release(release: Release) -> None:
-    check_hex("release key", release.key)
-    if not isinstance(release.cost_micro, int) or release.cost_micro < 0:
-        raise ValueError("cost_micro must be a non-negative integer")
 
 
 def _retryable(exc: BaseException) -> bool:

@@ -282,10 +282,12 @@ def test_entry_points_name_the_installed_console_script(
 
 
 @pytest.mark.parametrize("subcommand", ["worker", "mllp"])
-def test_image_subcommands_are_registered_by_the_cli(subcommand: str) -> None:
-    module = ROOT / "deid" / "cli" / f"{subcommand}.py"
-    if not module.is_file():
-        pytest.skip(f"deid/cli/{subcommand}.py not written yet (the image runs `deid {subcommand}`)")
+def test_image_subcommands_are_registered_by_the_cli(subcommand: str, pyproject: dict[str, object]) -> None:
+    # worker/cli/ plugs into `deid` through the deid.commands entry points (deid never imports worker)
+    project = pyproject["project"]
+    assert isinstance(project, dict)
+    assert project["entry-points"]["deid.commands"][subcommand] == f"worker.cli.{subcommand}:register"
+    assert (ROOT / "worker" / "cli" / f"{subcommand}.py").is_file()
     from deid.cli import build_parser
 
     args = build_parser().parse_args([subcommand])
@@ -340,3 +342,37 @@ def test_writable_paths_match_the_chart(dockerfile: Dockerfile) -> None:
     assert "HF_HUB_OFFLINE=1" in env
     helpers = (ROOT / "helm/deid/templates/_helpers.tpl").read_text(encoding="utf-8")
     assert '{{- define "deid.cacheDir" -}}/var/cache/deid{{- end }}' in helpers
+
+
+def test_the_image_sets_no_secret_and_its_build_proves_the_commands_refuse_to_start(
+    dockerfile: Dockerfile,
+) -> None:
+    for stage in dockerfile.stages:
+        for keyword, rest in stage.instructions:
+            if keyword in ("ENV", "ARG"):
+                assert "HMAC" not in rest.upper(), f"{keyword} {rest}: the image must carry no secret"
+    build = " ".join(dockerfile.stage("builder").args("RUN"))
+    assert "env -u DEID_HMAC_SECRET" in build and '-eq 2' in build
+
+
+@pytest.mark.parametrize("subcommand", ["worker", "mllp"])
+def test_the_image_command_without_a_secret_exits_2_with_one_line(
+    dockerfile: Dockerfile, subcommand: str, tmp_path: Path
+) -> None:
+    """What `docker run IMAGE [mllp]` does with the image's own environment and no secret."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEID_")}
+    for rest in final_stage(dockerfile).args("ENV"):
+        for token in shlex.split(rest.replace("\\\n", " ")):
+            name, _, value = token.partition("=")
+            if name.startswith("DEID_"):
+                env[name] = dockerfile.expand(value, "cpu")
+    env["DEID_CACHE_DIR"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "deid", subcommand], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "DEID_HMAC_SECRET" in lines[0], proc.stderr

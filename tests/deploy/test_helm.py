@@ -234,7 +234,7 @@ def test_secret_references_are_the_configured_existing_secrets(
     assert refs["DEID_REDIS__URL"]["name"] == "deid-redis"
     protocol = release.config()["DEID_KAFKA__SECURITY_PROTOCOL"]
     assert ("DEID_KAFKA__SASL_PASSWORD" in refs) == protocol.startswith("SASL_")
-    assert release.config()["DEID_ALLOW_DEV_SECRET"] == "false"
+    assert "DEID_ALLOW_DEV_SECRET" not in release.config()  # no dev secret exists to allow
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -274,7 +274,7 @@ def test_settings_load_from_the_rendered_environment(
     for env in worker["env"]:
         monkeypatch.setenv(env["name"], f"placeholder-for-{env['name'].lower()}")
     settings = Settings()
-    assert settings.allow_dev_secret is False
+    assert settings.hmac_secret is not None
     assert settings.hmac_secret.get_secret_value() == "placeholder-for-deid_hmac_secret"
     assert settings.redis.url == "placeholder-for-deid_redis__url"
     assert settings.http.port == worker["ports"][0]["containerPort"]

@@ -33,22 +33,25 @@ def test_ar_without_a_readable_header_still_is_a_valid_ack() -> None:
 
 def test_cli_rejects_a_missing_tls_certificate_in_one_line(monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DEID_HMAC_SECRET", "t" * 32)
     monkeypatch.setenv("DEID_MLLP__TLS_CERTFILE", "/nonexistent/cert.pem")
     assert main(["mllp", "--port", "2575"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "TLS certificate not found" in err
 
 
-def test_cli_refuses_the_dev_secret_when_not_allowed(monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("DEID_ALLOW_DEV_SECRET", "0")
+def test_cli_refuses_to_start_without_a_secret(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("DEID_HMAC_SECRET", raising=False)
     assert main(["mllp"]) == 2
     assert "DEID_HMAC_SECRET" in capsys.readouterr().err
 
 
-def test_cli_reports_an_unreachable_broker_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reports_an_unreachable_broker_in_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
     from worker.services.broker import free_port
+
+    monkeypatch.setenv("DEID_HMAC_SECRET", "t" * 32)
 
     assert main(["mllp", "--host", "127.0.0.1", "--port", str(free_port()),
                  "--bootstrap-servers", f"127.0.0.1:{free_port()}"]) == 2

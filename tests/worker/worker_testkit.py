@@ -17,6 +17,8 @@ from deid.spans import Span
 from worker.samples import PATIENTS
 
 _DATE = re.compile(r"\b\d{2}/\d{2}/\d{4}\b")
+# Tests pass their own secret: there is no default (issue 19).
+TEST_SECRET = "worker-test-secret-0123456789abcdef0123456789"
 
 
 class GazetteerDetector:
@@ -73,6 +75,7 @@ def worker_settings(bootstrap: str, tag: str, redis_url: str | None = None, **ba
         "redis": {"url": redis_url, "socket_timeout_s": 0.5, "max_retries": 1, "retry_backoff_s": 0.05,
                "retry_backoff_max_s": 0.5},
         "model": {"enabled": False},
+        "hmac_secret": TEST_SECRET,
         "batch": {"max_events": 8, "max_wait_ms": 50, **batch},
         "http": {"host": "127.0.0.1", "port": 0},
     })
@@ -91,6 +94,7 @@ def worker_env(settings: Settings) -> dict[str, str]:
         "DEID_KAFKA__HEARTBEAT_INTERVAL_MS": str(k.heartbeat_interval_ms),
         "DEID_KAFKA__REBALANCE_TIMEOUT_MS": str(k.rebalance_timeout_ms),
         "DEID_MODEL__ENABLED": "false",
+        "DEID_HMAC_SECRET": settings.secret_bytes().decode(),
         "DEID_BATCH__MAX_EVENTS": str(settings.batch.max_events),
         "DEID_BATCH__MAX_WAIT_MS": str(settings.batch.max_wait_ms),
         "DEID_HTTP__HOST": "127.0.0.1",

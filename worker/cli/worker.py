@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from deid.cli import CliError
+from deid.settings import SecretNotSet, Settings
+
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -12,6 +15,7 @@ def register(subparsers: Any) -> None:
         description="Consume raw notes from Kafka, de-identify them and publish the result. Every "
         "setting comes from the environment (DEID_KAFKA__BOOTSTRAP_SERVERS, DEID_REDIS__URL, "
         "DEID_HMAC_SECRET, DEID_MODEL__PATH, ...); the options below override a few. "
+        "DEID_HMAC_SECRET (at least 32 bytes) is required: there is no default secret. "
         "SIGTERM drains the batch in flight, commits and exits.")
     p.add_argument("--bootstrap-servers", help="Kafka bootstrap servers (host:port,...)")
     p.add_argument("--redis-url", help="Redis URL (default: in-memory store, one process only)")
@@ -20,19 +24,26 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import asyncio
-
+def load_settings() -> Settings:
+    """Settings from the environment, with the secret checked first (one line, exit 2)."""
     from pydantic import ValidationError
-
-    from deid.cli import CliError
-    from deid.settings import Settings
 
     try:
         settings = Settings()
     except ValidationError as exc:
         fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
         raise CliError(f"invalid settings in the environment: {fields}") from None
+    try:
+        settings.require_secret()
+    except SecretNotSet as exc:
+        raise CliError(str(exc)) from None
+    return settings
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    settings = load_settings()
     if args.bootstrap_servers:
         settings.kafka.bootstrap_servers = args.bootstrap_servers
     if args.redis_url:
@@ -44,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
 
     from aiokafka.errors import KafkaError
 
-    from worker.main import ConfigError, configure_logging, serve
+    from worker.logs import configure_logging
+    from worker.main import ConfigError, serve
 
     configure_logging(settings.log_level)
     try:

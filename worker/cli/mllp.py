@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
         "validate each one (ORU^R01, MDM^T02 with a patient id and note text), write it to the raw-hl7 "
         "topic keyed by the patient's keyed-hash pseudonym, and answer AA only after the broker "
         "acknowledged the write (AR: rejected, do not resend; AE: not written, resend). Settings come "
-        "from the DEID_ environment; the options below override them.",
+        "from the DEID_ environment; the options below override them. DEID_HMAC_SECRET (at least "
+        "32 bytes, the worker's) is required: there is no default secret.",
     )
     p.add_argument("--host", help="listen address (default: DEID_MLLP__HOST, 0.0.0.0)")
     p.add_argument("--port", type=_port, help="listen port (default: DEID_MLLP__PORT, 2575)")
@@ -53,16 +54,10 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from pydantic import ValidationError
-
-    from deid.settings import DEV_HMAC_SECRET, Settings
+    from worker.cli.worker import load_settings
 
     overrides: dict[str, Any] = {}
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
-        raise CliError(f"invalid settings in the environment: {fields}") from None
+    settings = load_settings()  # refuses a missing or short DEID_HMAC_SECRET first (exit 2)
     mllp = settings.mllp.model_copy(update={k: v for k, v in (("host", args.host), ("port", args.port))
                                             if v is not None})
     kafka_update: dict[str, Any] = {}
@@ -73,26 +68,24 @@ def run(args: argparse.Namespace) -> int:
     overrides["mllp"] = mllp
     overrides["kafka"] = settings.kafka.model_copy(update=kafka_update)
     settings = settings.model_copy(update=overrides)
-    if settings.hmac_secret.get_secret_value() == DEV_HMAC_SECRET and not settings.allow_dev_secret:
-        raise CliError("DEID_HMAC_SECRET is the development secret; set a real one "
-                       "(or DEID_ALLOW_DEV_SECRET=1 for a local trial)")
     for name, path in (("TLS certificate", mllp.tls_certfile), ("TLS key", mllp.tls_keyfile)):
         if path is not None and not path.is_file():
             raise CliError(f"{name} not found: {path}")
     if mllp.tls_keyfile is not None and mllp.tls_certfile is None:
         raise CliError("DEID_MLLP__TLS_KEYFILE is set without DEID_MLLP__TLS_CERTFILE")
-    logging.basicConfig(level=settings.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    from worker.logs import PINNED_LEVEL, configure_logging
 
+    # Third-party loggers pinned (never below WARNING, whatever DEID_LOG_LEVEL says) and
+    # rate-limited: no raw HL7 in any log line, no error flood while the broker is away.
+    configure_logging(settings.log_level)
     # aiokafka logs its own connection errors; until the bridge is up, ours is the one line shown
     kafka_log = logging.getLogger("aiokafka")
-    kafka_level = kafka_log.level
     kafka_log.setLevel(logging.CRITICAL)
 
     from worker.mllp import MllpBridge, serve
 
     def ready(bridge: MllpBridge) -> None:
-        kafka_log.setLevel(kafka_level)
+        kafka_log.setLevel(PINNED_LEVEL)  # back to the pin, never to an inherited DEBUG
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -114,5 +107,5 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot reach the Kafka broker ({type(exc).__name__})") from None
         raise
     finally:
-        kafka_log.setLevel(kafka_level)
+        kafka_log.setLevel(PINNED_LEVEL)
     return 0
