@@ -60,5 +60,10 @@ class KeyHasher:
         """Memo key of one PHI value of one patient (label category + normalized value)."""
         return self._mac("value", patient_key, label.category.value, normalize(label, value))[:32]
 
+    def pad(self, patient_key: str, value_key: str) -> int:
+        """A 64-bit pad that seals the true day of one timeline point (``deid.temporal.timeline``):
+        a PRF of the secret, the patient and the point's memo key, so each pad seals one value only."""
+        return int(self._mac("timeline-pad", patient_key, value_key)[:16], 16)
+
     def event(self, event_id: str) -> str:
         return self._mac("event", event_id)[:32]

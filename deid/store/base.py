@@ -4,13 +4,22 @@ All keys given to a store are already keyed hashes (``deid.keys.KeyHasher``): a 
 a raw PHI value or a raw patient id. Surrogates are not PHI and are stored as values.
 
 Per batch and patient the substitution engine makes two calls:
-1. ``lookup``: the memo entries that already exist for the batch's value keys;
-2. ``commit``: atomically (a) skip the spend if ``spend_id`` was already committed (a replay),
-   else charge the summed cost of the releases whose key is still absent, only if the patient's
-   total stays within ``cap_micro``; (b) get-or-create every release's surrogate (an existing
-   entry wins, so two writers racing on one value converge on one surrogate). When the budget is
-   refused, costed releases are not stored (the caller renders its deterministic fallback) and
-   free releases (cost 0: random surrogates of names, phones...) are stored anyway.
+1. ``lookup``: the memo entries that already exist for the batch's value keys (and, when the
+   note has dates, ``timeline``: the patient's timeline points, see below);
+2. ``commit``: atomically (a) charge the summed cost of the releases whose key is still absent,
+   only if the patient's total stays within ``cap_micro``, and record ``spend_id``'s account the
+   first time it commits; (b) get-or-create every release's surrogate (an existing entry wins, so
+   two writers racing on one value converge on one surrogate). When the budget is refused, costed
+   releases are not stored (the caller renders its placeholder) and free releases (cost 0: random
+   surrogates of names, phones...) are stored anyway. A **replay** (``spend_id`` already
+   committed) is not a free pass: a byte-identical replay finds every value memoized and costs
+   nothing, but a value its first delivery never paid for (spans changed after a model upgrade, a
+   reused event id) is charged like any new value, or refused at the cap.
+
+The timeline (``Release.timeline``) is the per-patient record of true dates that keeps surrogate
+dates in order across notes: for each date value it holds the true day, encrypted under a
+pad derived from the secret (``deid.keys.KeyHasher.pad``), never in clear. It is written with the
+memo entry it belongs to (only when that entry is created) and read whole by ``timeline``.
 Budgets are integers in micro-epsilon so that sums are exact on every replica.
 
 Identifiers (``patient``, memo keys, event keys) are lowercase hex HMACs; the Redis and local-file
@@ -43,6 +52,7 @@ class Release:
     key: str  # memo key (HMAC of patient, category, normalized value)
     surrogate: str
     cost_micro: int = 0  # privacy cost of this noisy release; 0 for non-DP random surrogates
+    timeline: str = ""  # the sealed timeline point of a date value ("" for anything else)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +83,10 @@ class PatientStore(abc.ABC):
         self, patient: str, spend_id: str, releases: Sequence[Release], cap_micro: int
     ) -> CommitResult:
         """Charge the budget and get-or-create the surrogates, atomically (see module doc)."""
+
+    @abc.abstractmethod
+    async def timeline(self, patient: str) -> dict[str, str]:
+        """Every timeline point of ``patient``: memo key -> sealed point (see module doc)."""
 
     @abc.abstractmethod
     async def spent(self, patient: str) -> int:

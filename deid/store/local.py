@@ -37,8 +37,11 @@ CREATE TABLE IF NOT EXISTS spends (
 CREATE TABLE IF NOT EXISTS events (
     patient TEXT NOT NULL, event_key TEXT NOT NULL, PRIMARY KEY (patient, event_key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS timeline (
+    patient TEXT NOT NULL, key TEXT NOT NULL, point TEXT NOT NULL, PRIMARY KEY (patient, key)
+) WITHOUT ROWID;
 """
-_TABLES = ("memo", "spends", "events")
+_TABLES = ("memo", "spends", "events", "timeline")
 _DAY_S = 86_400.0
 
 
@@ -181,17 +184,19 @@ class LocalFileStore(PatientStore):
                 total = int(
                     cur.execute("SELECT spent FROM patients WHERE patient = ?", (patient,)).fetchone()[0]
                 )
-                granted = replay or cost == 0 or total + cost <= cap_micro
+                granted = cost == 0 or total + cost <= cap_micro  # a replay pays for what is new
                 spent_now = 0
-                if granted and not replay:
+                if granted:
                     if cost > 0:
                         total += cost
                         spent_now = cost
                         cur.execute("UPDATE patients SET spent = ? WHERE patient = ?", (total, patient))
-                    cur.execute(
-                        "INSERT INTO spends (patient, spend_id, spent, total) VALUES (?, ?, ?, ?)",
-                        (patient, spend_id, spent_now, total),
-                    )
+                    if not replay:
+                        cur.execute(
+                            "INSERT INTO spends (patient, spend_id, spent, total) VALUES (?, ?, ?, ?)",
+                            (patient, spend_id, spent_now, total),
+                        )
+                if not replay or spent_now > 0:  # a replay that paid reports what it paid
                     recorded = (spent_now, total)
                 surrogates: dict[str, str] = {}
                 refused: set[str] = set()
@@ -206,6 +211,11 @@ class LocalFileStore(PatientStore):
                             "INSERT INTO memo (patient, key, surrogate) VALUES (?, ?, ?)",
                             (patient, r.key, r.surrogate),
                         )
+                        if r.timeline:
+                            cur.execute(
+                                "INSERT OR IGNORE INTO timeline (patient, key, point) VALUES (?, ?, ?)",
+                                (patient, r.key, r.timeline),
+                            )
                         surrogates[r.key] = r.surrogate
                 rec_spent, rec_total = recorded if recorded is not None else (spent_now, total)
                 return CommitResult(
@@ -220,6 +230,17 @@ class LocalFileStore(PatientStore):
                 )
 
         return await self._run("commit", run)
+
+    async def timeline(self, patient: str) -> dict[str, str]:
+        check_hex("patient", patient)
+
+        def run() -> dict[str, str]:
+            with self._tx() as cur:
+                self._expire(cur, patient)
+                rows = cur.execute("SELECT key, point FROM timeline WHERE patient = ?", (patient,))
+                return {str(k): str(v) for k, v in rows.fetchall()}
+
+        return await self._run("timeline", run)
 
     async def spent(self, patient: str) -> int:
         check_hex("patient", patient)

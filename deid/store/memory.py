@@ -15,6 +15,7 @@ class _Patient:
     spent: int = 0
     spends: dict[str, tuple[int, int]] = field(default_factory=dict)  # spend id -> (spent, total)
     processed: set[str] = field(default_factory=set)
+    timeline: dict[str, str] = field(default_factory=dict)
 
 
 class InMemoryStore(PatientStore):
@@ -36,13 +37,14 @@ class InMemoryStore(PatientStore):
             p = self._get(patient)
             replay = spend_id in p.spends
             cost = sum(r.cost_micro for r in {r.key: r for r in releases}.values() if r.key not in p.memo)
-            granted = replay or cost == 0 or p.spent + cost <= cap_micro
+            granted = cost == 0 or p.spent + cost <= cap_micro  # a replay pays for what is new
             spent_now = 0
-            if granted and not replay:
+            if granted:
                 if cost > 0:
                     p.spent += cost
                     spent_now = cost
-                p.spends[spend_id] = (spent_now, p.spent)
+                if not replay:
+                    p.spends[spend_id] = (spent_now, p.spent)
             refused: set[str] = set()
             out: dict[str, str] = {}
             for r in releases:
@@ -53,10 +55,17 @@ class InMemoryStore(PatientStore):
                 else:
                     p.memo[r.key] = r.surrogate
                     out[r.key] = r.surrogate
-            rec_spent, rec_total = p.spends.get(spend_id, (spent_now, p.spent))
+                    if r.timeline:
+                        p.timeline.setdefault(r.key, r.timeline)
+            # a replay that paid for nothing reports its first account (byte-identical output)
+            rec_spent, rec_total = (p.spends[spend_id] if replay and spent_now == 0
+                                    else (spent_now, p.spent))
             return CommitResult(
                 out, granted, spent_now, p.spent, replay, frozenset(refused), rec_spent, rec_total
             )
+
+    async def timeline(self, patient: str) -> dict[str, str]:
+        return dict(self._get(patient).timeline)
 
     async def spent(self, patient: str) -> int:
         return self._get(patient).spent
@@ -69,4 +78,4 @@ class InMemoryStore(PatientStore):
 
     async def erase_patient(self, patient: str) -> int:
         p = self._patients.pop(patient, None)
-        return 0 if p is None else len(p.memo) + len(p.spends) + len(p.processed) + 1
+        return 0 if p is None else len(p.memo) + len(p.spends) + len(p.processed) + len(p.timeline) + 1

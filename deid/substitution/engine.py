@@ -34,6 +34,7 @@ from deid.store.base import MICRO, CommitResult, PatientStore, Release
 from deid.substitution import persons, places, simple, temporal  # noqa: F401 - registers operators
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, family_of, registered
+from deid.substitution.temporal import TemporalOperator
 from deid.surrogates.registry import resolve_strategy
 
 # The order operators draw in: places before persons (a street's town is known when an address
@@ -110,6 +111,10 @@ class Substituter:
                 keys.update(k for it in items for k in it.memo_keys())
                 keys.update(self._ops[name].extra_lookups(ctx, items))
         memo = await self._store.lookup(patient, sorted(keys)) if keys else {}
+        if any(plan["temporal"] for plan in plans):  # the timeline: one read per patient and batch
+            state = TemporalOperator.load_state(ctxs[0], await self._store.timeline(patient))
+            for ctx in ctxs:
+                ctx.shared["temporal.state"] = state
         return [await self._note(ctx, plan, memo, model) for ctx, plan in zip(ctxs, plans, strict=True)]
 
     # ------------------------------------------------------------------------ account, draw
@@ -161,6 +166,8 @@ class Substituter:
         spend_id = self._hasher.event(ctx.note.event_id)
         result = await self._store.commit(ctx.patient, spend_id, releases, self._cap)
         memo.update(result.surrogates)
+        for name in DRAW_ORDER:
+            self._ops[name].committed(ctx, result)
         reps, fallbacks = self._render(ctx, plan, memo)
         return self._event(ctx, reps, result, fallbacks, model)
 

@@ -20,7 +20,7 @@ import abc
 from collections.abc import Callable, Mapping, Sequence
 
 from deid.labels import Category
-from deid.store.base import Release
+from deid.store.base import CommitResult, Release
 from deid.substitution.items import Item, NoteContext
 
 
@@ -44,6 +44,9 @@ class Operator(abc.ABC):
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
         """New releases for values absent from ``memo`` (free ones with cost 0)."""
+
+    def committed(self, ctx: NoteContext, result: CommitResult) -> None:  # noqa: B027 - optional hook
+        """Learn what the store kept of this note's draws (a racer's surrogate wins)."""
 
     @abc.abstractmethod
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:

@@ -1,27 +1,80 @@
-"""Dates and ages (placeholder port of the first build; replaced by the per-patient timeline)."""
+"""Dates and ages, rendered from one per-patient surrogate timeline (``deid.temporal.timeline``).
+
+Strategies:
+- ``dp-laplace`` and ``interval`` (the settings' ``date_strategy`` "dp" / "interval"): every
+  date, birth date, relative expression ("il y a 3 ans") and partial date ("en mai") is a point
+  of the patient's timeline, released with order kept and noise in its own unit; the first
+  build's interval baseline (2022 paper) is replaced by this mechanism, which keeps order without
+  choosing a noise bound from the true gap. A birth date is protected at the scale of years and
+  becomes the patient's **birth anchor**: every age is then derived from the surrogate birth date
+  and the surrogate note date (free: post-processing), so "née le ..., 68 ans" stays coherent.
+  Without an anchor an age is noised in its own unit and memoized by value.
+- ``shift``: one secret shift per patient (i2b2 practice, the weak baseline: one known date
+  undoes it); relative and partial expressions and ages under 90 are kept as written (said in
+  the event's ``kept_labels``), ages over 89 aggregated.
+- ``safe-harbor``: HIPAA Safe Harbor: a date keeps its year only, a month or weekday without a
+  year is removed, ages over 89 become "90+" and a birth date that says the patient is over 89
+  is removed; durations are kept (they are not elements of a date).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 
 from deid.labels import Category, Label
-from deid.privacy.mechanisms import BoundedLaplace, laplace_metric
-from deid.store.base import Release
-from deid.substitution.items import Item, NoteContext
+from deid.privacy.mechanisms import laplace
+from deid.spans import Span
+from deid.store.base import CommitResult, Release
+from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, register
 from deid.temporal import expressions as tx
+from deid.temporal.timeline import Point, Timeline, seal, unseal
 
-INTERVAL_BOUNDS_DAYS = (61, 660, 36_000)
-SHIFT_MAX_DAYS = 365
+SHIFT_MAX_DAYS = 365  # shift baseline: one draw in [-365, 365] \ {0} per patient
+SAFE_HARBOR_AGE = 90  # HIPAA: ages over 89 are aggregated into one category
 _SHIFT_VALUE = "\x1fdate-shift"
+_BIRTH_ANCHOR = "\x1fbirth-anchor"
+_TIMELINE = ("dp-laplace", "interval")
+_UNIT_RANK = {"day": 0, "week": 1, "month": 2, "year": 3}
 
 
-def interval_bound(days: int) -> int:
-    for b in INTERVAL_BOUNDS_DAYS:
-        if days <= b:
-            return b
-    return INTERVAL_BOUNDS_DAYS[-1]
+@dataclass
+class Mention:
+    """A parsed DATE or AGE mention and, for a timeline point, the true day it stands for."""
+
+    t: tx.Temporal
+    day: date | None = None
+    alone: bool = False  # a duration with no note date to place it: noised in its unit, by value
+
+
+@dataclass
+class _State:
+    """The patient's timeline as this batch knows it (shared by the patient's notes)."""
+
+    timeline: Timeline
+    by_key: dict[str, Point]
+
+
+def _units_between(a: date, b: date, unit: str) -> int:
+    """Whole ``unit``s from ``a`` to ``b`` as an age is counted (birthdays, month days)."""
+    if unit == "year":
+        return b.year - a.year - ((b.month, b.day) < (a.month, a.day))
+    if unit == "month":
+        return (b.year - a.year) * 12 + b.month - a.month - (b.day < a.day)
+    days = (b - a).days
+    return days // 7 if unit == "week" else days
+
+
+def _day_value(day: int) -> str:
+    return f"day:{date.fromordinal(day).isoformat()}"
+
+
+def _fake_day(value: str | None) -> date | None:
+    if value is None or not value.startswith("day:"):
+        return None
+    return date.fromisoformat(value[4:])
 
 
 @register("temporal")
@@ -29,63 +82,236 @@ class TemporalOperator(Operator):
     name = "temporal"
     handles = frozenset({"dp-laplace", "interval", "shift", "safe-harbor"})
 
+    # ------------------------------------------------------------------------------- plan
+
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        ref = ctx.document_date
+        anchor = self.anchor_key(ctx)
         for it in items:
-            cat = it.label.category
-            t = tx.parse(it.text, ctx.language, age=cat is Category.AGE, ref=ctx.document_date)
-            if t is None or (t.kind == "date" and ctx.document_date is None):
+            is_age = it.label.category is Category.AGE
+            t = tx.parse(it.text, ctx.language, age=is_age, ref=ref, order=ctx.date_order)
+            if t is None:
                 it.strategy = "placeholder"
                 continue
-            it.data = t
+            m = Mention(t)
+            it.data = m
             if it.strategy == "shift":
-                it.extra_keys = (ctx.key(Label.DATE, _SHIFT_VALUE),)
+                if t.kind == "date":
+                    it.extra_keys = (ctx.key(Label.DATE, _SHIFT_VALUE),)
                 continue
-            if it.strategy == "interval" and t.kind != "date":
-                it.strategy = "dp-laplace"
-            it.key = ctx.key(it.label, t.canonical())
+            if it.strategy == "safe-harbor":
+                continue
+            if t.kind == "age":
+                it.key, it.costed, it.unit = ctx.key(Label.AGE, t.canonical()), True, t.unit
+                it.extra_keys = (anchor,)
+                continue
+            m.day = tx.point_day(t, ref)
+            if m.day is None and t.kind == "relative":  # no note date: a duration on its own
+                m.alone = True
+                it.key, it.costed, it.unit = ctx.key(Label.DATE, t.canonical()), True, t.unit
+                continue
+            if m.day is None:  # a partial date ("en mai") in a note without a date
+                it.strategy = "placeholder"
+                continue
+            it.key = ctx.key(Label.DATE, tx.point_canonical(t, m.day))
             it.costed = True
-            it.unit = t.unit
+            # a birth date is the strongest quasi-identifier of a note: noise in years, not days
+            it.unit = "year" if it.label is Label.BIRTH_DATE else t.unit
+            it.extra_keys = (anchor,) if it.label is Label.BIRTH_DATE else ()
+        if ref is not None and any(isinstance(it.data, Mention) and it.strategy in _TIMELINE
+                                   and it.data.t.kind in ("relative", "age") for it in items):
+            # relative expressions and derived ages are read against the note's surrogate date
+            where = Span(items[0].span.start, items[0].span.end, Label.DATE)  # never rendered
+            ref_item = Item(where, "", "dp-laplace", key=ctx.key(Label.DATE, f"date:day:{ref}"),
+                            costed=True, unit="day", data=Mention(tx.Temporal("date", "day", ctx.language, "",
+                                                                              when=ref), ref))
+            ctx.shared["temporal.ref"] = ref_item
+
+    def anchor_key(self, ctx: NoteContext) -> str:
+        return ctx.key(Label.BIRTH_DATE, _BIRTH_ANCHOR)
+
+    def extra_lookups(self, ctx: NoteContext, items: Sequence[Item]) -> set[str]:
+        ref = ctx.shared.get("temporal.ref")
+        return {self.anchor_key(ctx)} | ({ref.key} if ref is not None else set())
+
+    # ------------------------------------------------------------------------- the state
+
+    def state(self, ctx: NoteContext) -> _State:
+        st: _State | None = ctx.shared.get("temporal.state")
+        if st is None:  # a note with no timeline read (tests calling operators directly)
+            st = _State(Timeline(), {})
+            ctx.shared["temporal.state"] = st
+        return st
+
+    @staticmethod
+    def load_state(ctx: NoteContext, sealed: Mapping[str, str]) -> _State:
+        """The patient's timeline from the store's sealed points."""
+        by_key = {k: unseal(v, ctx.hasher.pad(ctx.patient, k)) for k, v in sealed.items()}
+        return _State(Timeline(by_key.values()), by_key)
+
+    def _points(self, ctx: NoteContext, items: Sequence[Item]) -> list[Item]:
+        pts = [it for it in items if it.strategy in _TIMELINE and it.data.day is not None and it.key]
+        ref = ctx.shared.get("temporal.ref")
+        if ref is not None and self._needs_ref(items):
+            pts.append(ref)
+        return pts
+
+    @staticmethod
+    def _needs_ref(items: Sequence[Item]) -> bool:
+        return any(it.strategy in _TIMELINE and it.data.t.kind in ("relative", "age") for it in items)
+
+    def _anchor(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> str | None:
+        """The memo key of the patient's birth date: remembered, or the first of this note."""
+        known = memo.get(self.anchor_key(ctx))
+        if known:
+            return known
+        births = [it for it in items if it.label is Label.BIRTH_DATE and it.strategy in _TIMELINE and it.key]
+        return births[0].key if births else None
+
+    # ---------------------------------------------------------------------- account, draw
+
+    def new_costed(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> dict[str, Item]:
+        st = self.state(ctx)
+        out: dict[str, Item] = {}
+        for it in self._points(ctx, items):
+            if it.key not in memo and st.timeline.fake_of(it.data.day.toordinal()) is None:
+                out.setdefault(it.key, it)
+        for it in self._alone(ctx, items, memo):
+            if it.key not in memo:
+                out.setdefault(it.key, it)
+        return out
+
+    def _alone(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> list[Item]:
+        """Mentions noised on their own in their unit and memoized by value: durations of a note
+        without a date, and ages when the patient has no birth date to derive them from."""
+        no_anchor = self._anchor(ctx, items, memo) is None or ctx.document_date is None
+        return [it for it in items if it.strategy in _TIMELINE and (
+            it.data.alone or (it.data.t.kind == "age" and no_anchor))]
 
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
         out: dict[str, Release] = {}
-        for it in items:
-            if it.strategy == "shift" and it.extra_keys[0] not in memo and it.extra_keys[0] not in out:
-                d = ctx.rng.randint(1, SHIFT_MAX_DAYS) * ctx.rng.choice((-1, 1))
-                out[it.extra_keys[0]] = Release(it.extra_keys[0], str(d), 0)
-        ivals = [it for it in items if it.strategy == "interval" and it.key in eps]
-        if ivals:
-            assert ctx.document_date is not None
-            for k, v in self._intervals(ctx, ivals, ctx.document_date, eps).items():
-                out[k] = Release(k, v, cost[k])
-        for it in items:
-            if it.strategy == "dp-laplace" and it.key in eps and it.key not in out:
-                t = it.data
-                noisy = round(laplace_metric(ctx.rng, tx.offset(t, ctx.document_date), eps[it.key]))
-                value = tx.with_offset(t, ctx.document_date, noisy).canonical()
-                out[it.key] = Release(it.key, value, cost[it.key])
+        rng = ctx.rng
+        for it in items:  # the patient's secret shift (baseline), drawn once, free
+            for k in it.extra_keys if it.strategy == "shift" else ():
+                if k not in memo and k not in out:
+                    out[k] = Release(k, str(rng.randint(1, SHIFT_MAX_DAYS) * rng.choice((-1, 1))), 0)
+        anchor_key = self.anchor_key(ctx)
+        anchor = self._anchor(ctx, items, memo)
+        if anchor is not None and anchor_key not in memo:
+            out[anchor_key] = Release(anchor_key, anchor, 0)
+        st = self.state(ctx)
+        draft = Timeline(st.timeline.points)  # this note's draws; the shared one learns the committed
+        pending: dict[str, Point] = {}
+        points = {it.key: it for it in self._points(ctx, items)}.values()
+        # precise points first, coarse ones (years, birth dates) then fit around them
+        for it in sorted(points, key=lambda it: (_UNIT_RANK[it.unit], it.data.day)):
+            if it.key in memo or it.key in out:
+                continue
+            true = it.data.day.toordinal()
+            known = draft.fake_of(true)
+            if known is not None:  # same day, same surrogate: free
+                fake, paid = known, 0
+            elif it.key in eps:
+                fake, paid = draft.release(rng, true, eps[it.key], it.unit), cost[it.key]
+            else:
+                continue  # not paid for: nothing is drawn, the mention renders as its placeholder
+            point = Point(true, fake)
+            draft.add(point)
+            pending[it.key] = point
+            sealed = seal(point, ctx.hasher.pad(ctx.patient, it.key))
+            out[it.key] = Release(it.key, _day_value(fake), paid, sealed)
+        ctx.shared["temporal.pending"] = pending
+        for it in self._alone(ctx, items, memo):
+            if it.key in eps and it.key not in out and it.key not in memo:
+                floor = 0 if it.data.t.kind == "age" else 1  # "il y a 0 ans" reads as an error
+                noisy = max(floor, round(it.data.t.amount + laplace(rng, 1.0 / eps[it.key])))
+                out[it.key] = Release(it.key, f"amount:{it.data.t.unit}:{noisy}", cost[it.key])
         return list(out.values())
 
-    def _intervals(self, ctx: NoteContext, items: list[Item], ref: date,
-                   eps: Mapping[str, float]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        dated = sorted({it.key: it for it in items}.values(), key=lambda it: tx.offset_days(it.data, ref))
-        after = [it for it in dated if tx.offset_days(it.data, ref) >= 0]
-        before = [it for it in reversed(dated) if tx.offset_days(it.data, ref) < 0]
-        for chain, sign in ((after, 1), (before, -1)):
-            prev_true, prev_new = 0, 0
-            for it in chain:
-                true = abs(tx.offset_days(it.data, ref))
-                gap = true - prev_true
-                mech = BoundedLaplace(eps[it.key], 0, interval_bound(gap), 1)
-                prev_new += round(mech.release(ctx.rng, gap))
-                prev_true = true
-                out[it.key] = tx.with_offset_days(it.data, ref, sign * prev_new).canonical()
-        return out
+    def committed(self, ctx: NoteContext, result: CommitResult) -> None:
+        """Points the store kept join the patient's timeline (a racer's surrogate day wins)."""
+        st = self.state(ctx)
+        for key, point in ctx.shared.pop("temporal.pending", {}).items():
+            fake = _fake_day(result.surrogates.get(key))
+            if fake is not None:
+                p = Point(point.true, fake.toordinal())
+                st.timeline.add(p)
+                st.by_key[key] = p
+
+    # ----------------------------------------------------------------------------- render
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
+        m: Mention = item.data
         if item.strategy == "shift":
-            return tx.render(tx.shifted(item.data, int(memo[item.extra_keys[0]]))), "shift"
-        if item.key not in memo:
+            return self._shift(ctx, item, memo)
+        if item.strategy == "safe-harbor":
+            return self._safe_harbor(ctx, item)
+        if m.t.kind == "age":
+            return self._age(ctx, item, memo)
+        if m.alone:
+            return self._amount(item, memo)
+        fake = _fake_day(memo.get(item.key))
+        if fake is None:
             return None
-        return tx.render(tx.from_canonical(item.data, memo[item.key])), item.strategy
+        fake_ref = None
+        if m.t.kind == "relative":
+            ref = ctx.shared.get("temporal.ref")
+            fake_ref = _fake_day(memo.get(ref.key)) if ref is not None else None
+            if fake_ref is None:
+                return None
+        return tx.render_point(m.t, fake, fake_ref), "dp-timeline"
+
+    def _age(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
+        t: tx.Temporal = item.data.t
+        anchor = memo.get(self.anchor_key(ctx))
+        ref = ctx.shared.get("temporal.ref")
+        if anchor and ref is not None:
+            birth = self.state(ctx).by_key.get(anchor)
+            fake_birth, fake_ref = _fake_day(memo.get(anchor)), _fake_day(memo.get(ref.key))
+            if birth is None or fake_birth is None or fake_ref is None:
+                return None
+            true_birth = date.fromordinal(birth.true)
+            moved = (_units_between(fake_birth, fake_ref, t.unit)
+                     - _units_between(true_birth, ref.data.day, t.unit))
+            return tx.render(replace(t, amount=max(0, t.amount + moved))), "dp-derived"
+        return self._amount(item, memo)
+
+    @staticmethod
+    def _amount(item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
+        value = memo.get(item.key)
+        if value is None or not value.startswith("amount:"):
+            return None
+        return tx.render(replace(item.data.t, amount=int(value.rsplit(":", 1)[1]))), "dp-laplace"
+
+    def _shift(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
+        t: tx.Temporal = item.data.t
+        if t.kind == "date":
+            return tx.render(tx.shifted(t, int(memo[item.extra_keys[0]]))), "shift"
+        if t.kind == "age" and t.amount >= SAFE_HARBOR_AGE:
+            return _over_89(t), "safe-harbor"
+        ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
+        return item.text, "kept"
+
+    def _safe_harbor(self, ctx: NoteContext, item: Item) -> tuple[str, str]:
+        t: tx.Temporal = item.data.t
+        ref = ctx.document_date
+        if t.kind == "age":
+            if t.amount >= SAFE_HARBOR_AGE and t.unit == "year":
+                return _over_89(t), "safe-harbor"
+            ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
+            return item.text, "kept"
+        if t.kind == "relative":  # a duration is not an element of a date
+            ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
+            return item.text, "kept"
+        if t.kind == "partial" or t.when is None:
+            return placeholder(item.label), "safe-harbor"
+        if item.label is Label.BIRTH_DATE and ref is not None and _units_between(t.when, ref, "year") >= 90:
+            return placeholder(item.label), "safe-harbor"  # a year that says "over 89"
+        return f"{t.when.year:04d}", "safe-harbor"
+
+
+def _over_89(t: tx.Temporal) -> str:
+    """"92 ans" -> "90+ ans": the Safe Harbor category, in the mention's own words."""
+    text = tx.render(replace(t, amount=SAFE_HARBOR_AGE))
+    return text.replace(str(SAFE_HARBOR_AGE), f"{SAFE_HARBOR_AGE}+", 1)

@@ -6,8 +6,11 @@ case and language as the original ("26 février 2020" stays a French written dat
 stays relative, "12/02/2020" stays dd/mm/yyyy). The unit is how the expression is written: an exact
 date is in days, "février 2020" in months, "2019" in years, "il y a 3 semaines" in weeks.
 
-Numeric dates are read day-first in every language (the 2023 paper's English example
-"12/02/2020" is 12 February); month-first is used only when day-first is not a valid date.
+Numeric dates are read in the feed's order (``order``: "dmy" for French, Spanish and British
+feeds, "mdy" for US feeds, see ``RawNote.locale``/``date_order``) and written back in the same
+order; the other order is used only when the feed's order gives no valid date (13/02/2020 in a US
+feed). Partial dates ("en mai", "last Tuesday") are kind "partial": a month or a weekday that the
+note's date places in time.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from typing import Literal, cast
 
 from deid.temporal.lexicon import (
     FEMININE_UNITS,
+    FUTURE_WORDS,
     MONTHS,
     NUMBERS,
     ONE_FEMININE,
     UNIT_WORDS,
+    WEEKDAYS,
     fold,
     month_index,
     number_value,
@@ -30,7 +35,7 @@ from deid.temporal.lexicon import (
 )
 
 Unit = Literal["day", "week", "month", "year"]
-Kind = Literal["date", "relative", "age"]
+Kind = Literal["date", "relative", "age", "partial"]
 Lang = Literal["fr", "es", "en"]
 _UNITS: tuple[Unit, ...] = ("day", "week", "month", "year")
 
@@ -42,8 +47,8 @@ class Temporal:
     lang: str
     template: str
     when: date | None = None  # kind "date": the date, truncated to its unit (day 1 / January 1)
-    amount: int = 0  # kinds "relative" and "age": the magnitude in ``unit``
-    past: bool = True  # kind "relative": before the reference date
+    amount: int = 0  # "relative"/"age": the magnitude in ``unit``; "partial": month 1-12 or weekday 0-6
+    past: bool = True  # kinds "relative" and "partial": before the reference date
     unit_word: tuple[str, str] = ("", "")  # (singular, plural) as written
 
     def canonical(self) -> str:
@@ -105,6 +110,25 @@ def _date_patterns(lang: str) -> list[tuple[re.Pattern[str], Unit]]:
 
 
 _DATE_PATS = {lang: _date_patterns(lang) for lang in MONTHS}
+_WD = {lang: re.compile(_B + "(?P<WD>" + _alt(list(names)) + ")" + _E, re.IGNORECASE)
+       for lang, names in WEEKDAYS.items()}
+_MONTH_ALONE = {lang: re.compile(_B + "(?P<MON>" + _MON[lang] + r")\.?" + _E, re.IGNORECASE)
+                for lang in MONTHS}
+_SWAP_DM = {"{M}": "{D}", "{MM}": "{DD}", "{D}": "{M}", "{DD}": "{MM}"}
+
+
+def _weekday_index(lang: str, word: str) -> int | None:
+    w = fold(word)
+    for i, name in enumerate(WEEKDAYS[lang]):
+        if w == fold(name):
+            return i
+    return None
+
+
+def _weekday_style(word: str) -> str:
+    if word.isupper() and len(word) > 1:
+        return "{WD}"
+    return "{Wd}" if word[:1].isupper() else "{wd}"
 
 _REL_PRE = {
     "fr": {"il y a": True, "depuis": True, "dans": False, "pendant": True, "durant": True},
@@ -141,7 +165,7 @@ def _build(text: str, parts: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-def _parse_date(text: str, lang: str, ref: date | None) -> Temporal | None:
+def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> Temporal | None:
     for pat, unit in _DATE_PATS[lang]:
         m = pat.search(text)
         if not m:
@@ -170,15 +194,38 @@ def _parse_date(text: str, lang: str, ref: date | None) -> Temporal | None:
                 parts.append((m.start("D"), m.end("th"), "{Dth}"))
             else:
                 parts.append((*m.span("D"), _pad_token(g["D"], "D")))
-        if month > 12 and g.get("M") and g.get("D") and day <= 12:  # month-first numeric date
-            month, day = day, month
-            swap = {"{M}": "{D}", "{MM}": "{DD}", "{D}": "{M}", "{DD}": "{MM}"}
-            parts = [(s, e, swap.get(t, t)) for s, e, t in parts]
+        numeric = bool(g.get("M") and g.get("D") and g.get("s"))  # d/m/y written in the feed's order
+        if numeric and ((order == "mdy" and day <= 12) or (month > 12 and day <= 12)):
+            month, day = day, month  # the first number is the month: read and written month first
+            parts = [(s, e, _SWAP_DM.get(t, t)) for s, e, t in parts]
         try:
             when = date(year, month, day)
         except ValueError:
             continue
+        for wd in _WD[lang].finditer(text):  # "mardi 3 mars": the weekday follows the surrogate day
+            if not any(s <= wd.start() < e for s, e, _ in parts):
+                parts.append((*wd.span("WD"), _weekday_style(wd.group("WD"))))
         return Temporal("date", unit, lang, _build(text, parts), when=when)
+    return None
+
+
+def _parse_partial(text: str, lang: str) -> Temporal | None:
+    """A weekday ("mardi dernier", "last Tuesday") or a month without a year ("en mai")."""
+    if any(c.isdigit() for c in text):
+        return None
+    future = any(w in fold(text) for w in FUTURE_WORDS)
+    m = _WD[lang].search(text)
+    if m is not None:
+        idx = _weekday_index(lang, m.group("WD"))
+        if idx is not None:
+            tok = (*m.span("WD"), _weekday_style(m.group("WD")))
+            return Temporal("partial", "day", lang, _build(text, [tok]), amount=idx, past=not future)
+    m = _MONTH_ALONE[lang].search(text)
+    if m is not None and len(m.group("MON")) >= 3:
+        idx = month_index(lang, m.group("MON"))
+        if idx is not None:
+            tok = (*m.span("MON"), _month_style(m.group("MON")))
+            return Temporal("partial", "month", lang, _build(text, [tok]), amount=idx, past=not future)
     return None
 
 
@@ -233,16 +280,19 @@ def _parse_amount(text: str, lang: str, kind: Kind) -> Temporal | None:
                     amount=n, past=past, unit_word=family)
 
 
-def parse(text: str, lang: str, *, age: bool = False, ref: date | None = None) -> Temporal | None:
+def parse(text: str, lang: str, *, age: bool = False, ref: date | None = None,
+          order: str = "dmy") -> Temporal | None:
     """The value of a DATE (``age=False``) or AGE mention, or None when it cannot be read.
 
-    ``ref`` (the document date) only resolves two-digit years. Text with braces is not parsed.
+    ``ref`` (the document date) only resolves two-digit years; ``order`` is the feed's order of
+    numeric dates ("dmy" or "mdy"). Text with braces is not parsed.
     """
     if lang not in MONTHS or "{" in text or "}" in text:
         return None
     if age:
         return _parse_amount(text, lang, "age")
-    return _parse_date(text, lang, ref) or _parse_amount(text, lang, "relative")
+    return (_parse_date(text, lang, ref, order) or _parse_amount(text, lang, "relative")
+            or _parse_partial(text, lang))
 
 
 # --------------------------------------------------------------------------------------- render
@@ -299,6 +349,9 @@ def render(t: Temporal) -> str:
                 return f"{w.year:04d}"
             case "YY":
                 return f"{w.year % 100:02d}"
+            case "WD" | "Wd" | "wd":
+                wd = WEEKDAYS[t.lang][w.weekday()]
+                return wd.upper() if name == "WD" else (wd.capitalize() if name == "Wd" else wd.lower())
             case "MON" | "Mon" | "mon":
                 mon = MONTHS[t.lang][w.month - 1]
                 return mon.upper() if name == "MON" else (mon.capitalize() if name == "Mon" else mon.lower())
@@ -380,3 +433,78 @@ def shifted(t: Temporal, days: int) -> Temporal:
         return _truncate(t, t.when + timedelta(days=days))
     except OverflowError:
         return t
+
+
+# ------------------------------------------------------------------------- timeline points
+
+def _add_months(d: date, months: int) -> date:
+    m = _months(d) + months
+    y, mo = m // 12, m % 12 + 1
+    for day in (d.day, 30, 29, 28):
+        try:
+            return date(y, mo, min(day, 31))
+        except ValueError:
+            continue
+    return date(y, mo, 28)
+
+
+def _period_mid(unit: str, d: date) -> date:
+    """The day that stands for a period on the timeline: a month's 15th, a year's 2 July."""
+    if unit == "month":
+        return date(d.year, d.month, 15)
+    if unit == "year":
+        return date(d.year, 7, 2)
+    return d
+
+
+def point_day(t: Temporal, ref: date | None) -> date | None:
+    """The true day that ``t`` stands for on the patient's timeline, or None when it needs the
+    note's date and has none (relative and partial expressions) or is an age."""
+    try:
+        if t.kind == "date":
+            assert t.when is not None
+            return _period_mid(t.unit, t.when)
+        if ref is None or t.kind == "age":
+            return None
+        sign = -1 if t.past else 1
+        if t.kind == "relative":
+            if t.unit in ("day", "week"):
+                return ref + timedelta(days=sign * t.amount * (7 if t.unit == "week" else 1))
+            months = t.amount * (12 if t.unit == "year" else 1)
+            return _period_mid(t.unit, _add_months(ref, sign * months))
+        if t.unit == "day":  # a weekday: the one before (or after) the note's date
+            back = (ref.weekday() - t.amount) % 7 or 7
+            ahead = (t.amount - ref.weekday()) % 7 or 7
+            return ref - timedelta(days=back) if t.past else ref + timedelta(days=ahead)
+        if t.past:  # "en mai" in a March note is last May; in a June note, this May
+            year = ref.year if t.amount <= ref.month else ref.year - 1
+        else:
+            year = ref.year if t.amount > ref.month else ref.year + 1
+        return date(year, t.amount, 15)
+    except (OverflowError, ValueError):
+        return None
+
+
+def point_unit(t: Temporal) -> str:
+    """The unit a point's noise is measured in: the expression's own (a weekday is a day)."""
+    return t.unit
+
+
+def point_canonical(t: Temporal, day: date) -> str:
+    """The memo value form of a point: one spelling for every expression of one period, so
+    "il y a 3 ans" and "en 2021" of one note share a surrogate."""
+    return f"date:{t.unit}:{_truncate(replace(t, kind='date'), day).when.isoformat()}"  # type: ignore[union-attr]
+
+
+def render_point(t: Temporal, fake: date, fake_ref: date | None) -> str:
+    """``t`` rewritten from surrogate days: a date shows ``fake``; a relative expression the
+    distance from the note's surrogate date in its unit (at least 1: order is kept, so it never
+    flips past/future); a partial date the month or weekday of ``fake``."""
+    if t.kind == "date":
+        return render(replace(t, when=fake))
+    if t.kind == "partial":
+        return render(replace(t, when=fake))
+    assert fake_ref is not None
+    days = abs((fake_ref - fake).days)
+    per = {"day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25}[t.unit]
+    return render(replace(t, amount=max(1, round(days / per))))

@@ -13,6 +13,14 @@ MONTHS: dict[str, tuple[str, ...]] = {
            "October", "November", "December"),
 }
 
+WEEKDAYS: dict[str, tuple[str, ...]] = {  # Monday first, as date.weekday() counts
+    "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
+    "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
+    "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+}
+# Words that put a weekday or a month after the note's date ("next Tuesday"); the default is before.
+FUTURE_WORDS = {"prochain", "prochaine", "proximo", "proxima", "next", "que viene", "qui vient"}
+
 # unit -> list of (singular, plural) word families, per language
 UNIT_WORDS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
     "fr": {
