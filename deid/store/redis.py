@@ -7,6 +7,7 @@ each script touches a single slot)::
     <prefix>:{p:<patient>}:budget   string integer micro-epsilon spent
     <prefix>:{p:<patient>}:spends   hash   spend id -> "<spent>:<total>" of its first granted commit
     <prefix>:{p:<patient>}:events   set    event keys already processed
+    <prefix>:{p:<patient>}:timeline hash   value key -> sealed timeline point of a date value
 
 ``patient`` and every value or event key are lowercase hex HMACs (``deid.keys.KeyHasher``); this
 module refuses anything else, so a raw name or id can never become a Redis key or field by
@@ -31,10 +32,10 @@ from redis.backoff import NoBackoff
 
 from deid.settings import RedisSettings
 from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
-
 from deid.store.checks import check_hex, check_release, check_spend_id
 
 __all__ = ["RedisPatientStore", "check_hex", "check_release", "check_spend_id"]
+
 T = TypeVar("T")
 
 _PREFIX = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # no glob or hash-tag characters
@@ -132,10 +133,10 @@ class RedisPatientStore(PatientStore):
         return self._client
 
     def keys(self, patient: str) -> list[str]:
-        """The patient's four keys: memo, budget, spends, events (in the scripts' KEYS order)."""
+        """The patient's five keys: memo, budget, spends, events, timeline (the scripts' KEYS order)."""
         check_hex("patient", patient)
         base = f"{self._prefix}:{{p:{patient}}}"
-        return [f"{base}:memo", f"{base}:budget", f"{base}:spends", f"{base}:events"]
+        return [f"{base}:memo", f"{base}:budget", f"{base}:spends", f"{base}:events", f"{base}:timeline"]
 
     def backoff_delay(self, attempt: int) -> float:
         """Delay before retry ``attempt`` (0-based): exponential, capped, with equal jitter."""
@@ -179,7 +180,7 @@ class RedisPatientStore(PatientStore):
         args: list[str | int] = [cap_micro, spend_id, self._ttl_s]
         for r in releases:
             check_release(r)
-            args += [r.key, r.surrogate, r.cost_micro]
+            args += [r.key, r.surrogate, r.cost_micro, r.timeline]
         granted, spent_now, total, replay, values, rec_spent, rec_total = await self._run(
             "commit", lambda: self._commit(keys=keys, args=args)
         )
@@ -200,6 +201,11 @@ class RedisPatientStore(PatientStore):
             recorded_spent_micro=int(rec_spent),
             recorded_total_micro=int(rec_total),
         )
+
+    async def timeline(self, patient: str) -> dict[str, str]:
+        key = self.keys(patient)[4]
+        found = await self._run("timeline", lambda: self._client.hgetall(key))
+        return {str(k): str(v) for k, v in found.items()}
 
     async def spent(self, patient: str) -> int:
         budget = self.keys(patient)[1]
