@@ -26,11 +26,11 @@ def main() -> None:
     import torch
 
     from deid.corpora import detect_format, read_corpus
-    from deid.detect import Detector
     from deid.detection import HybridDetector, combine
     from deid.eval import Evaluator, RunInfo
     from deid.eval.scheme import scheme_for_format
     from deid.ner import load_detector
+    from deid.protocols import Detector
     from deid.rules import RuleDetector
 
     torch.set_num_threads(args.threads)

@@ -58,6 +58,10 @@ class Label(StrEnum):
     # other quasi-identifiers
     PROFESSION = "PROFESSION"
     OTHER = "OTHER"
+    # Added after the labels the shipped model was trained on, so that their B-/I- tag ids stay
+    # where they were (``BIO_TAGS``); the shipped model predicts neither.
+    SEX = "SEX"  # sex of the patient (MEDDOCAN SEXO_SUJETO_ASISTENCIA): a quasi-identifier, kept by default
+    PHI = "PHI"  # a span a detector found and a post-processing check doubts: still replaced, generically
 
     @property
     def category(self) -> Category:
@@ -93,7 +97,20 @@ CATEGORY_OF: dict[Label, Category] = {
     Label.ID: Category.QID,
     Label.PROFESSION: Category.OTHER,
     Label.OTHER: Category.OTHER,
+    Label.SEX: Category.OTHER,
+    Label.PHI: Category.OTHER,
 }
+
+# Quasi-identifiers that are detected and reported (and scored) but left in the text by default:
+# the patient's sex carries clinical meaning and is no identifier under HIPAA Safe Harbor, yet
+# MEDDOCAN annotates it and a policy may ask for it to go (``Settings.strategies = {"SEX":
+# "placeholder"}``). Substitution keeps these labels' text unless a strategy is configured for
+# the label itself, and reports them as kept.
+KEPT_BY_DEFAULT: frozenset[Label] = frozenset({Label.SEX})
+
+# The generic label a post-processing check gives a span it doubts instead of dropping it
+# (recall first: a doubtful span is still replaced, by a generic placeholder).
+DOUBTFUL: Label = Label.PHI
 
 # Categories where the contextual model beats rules when both fire on one span with different
 # tags (recall-first merge, PRIVACY.md); for every other category the rules win.

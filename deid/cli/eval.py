@@ -53,7 +53,19 @@ def register(subparsers: Any) -> None:
         "category (ages in eds-pseudo), and relative dates are dropped where its guideline leaves "
         "them out (MEDDOCAN, eds-pseudo); gold is untouched",
     )
+    p.add_argument(
+        "--convention",
+        action="store_true",
+        help="score against gold projected onto the project's span convention (deid/convention.py) "
+        "instead of the corpus's own: courtesy titles trimmed from names, leading articles from dates "
+        "and relatives, trailing separators and sentence-final periods from every span; 'today' dates, "
+        "titles alone and punctuation-only spans dropped; whole French addresses split into street, "
+        "postcode and city; eds-pseudo first and last names joined into one span",
+    )
     p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N", help="documents per batch")
+    from deid.cli._detector import add_model_options
+
+    add_model_options(p)
     p.set_defaults(handler=run)
 
 
@@ -62,7 +74,8 @@ def build_detector(args: argparse.Namespace) -> Detector:
     the token classifier (the shipped model, or ``--model``), or the rules alone."""
     from deid.cli._detector import hybrid_detector
 
-    return hybrid_detector(args.model, args.rules_only)
+    return hybrid_detector(args.model, args.rules_only, backend=getattr(args, "backend", None),
+                           min_phi_prob=getattr(args, "min_phi_prob", None))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,15 +85,15 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.parent.is_dir():
         # Fail before a long detection run, not after it.
         raise CliError(f"{args.output}: cannot write report (no such directory)")
-    docs, fmt = _read(args.path, args.format, args.lang)
+    docs, fmt = _read(args.path, args.format, args.lang, args.convention)
     if args.limit is not None:
         docs = docs[: args.limit]
     detector = build_detector(args)
-    from deid.eval.scheme import scheme_for_format
+    from deid.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
 
     scheme = scheme_for_format(fmt) if args.scheme else None
 
-    evaluator = Evaluator(labels)
+    evaluator = Evaluator(labels, CORPUS_OF_FORMAT.get(fmt))
     progress = _Progress(len(docs), sys.stderr)
     detect_s = 0.0  # detection alone: the throughput a deployment cares about, scoring excluded
     for i in range(0, len(docs), args.batch_size):
@@ -106,13 +119,16 @@ def run(args: argparse.Namespace) -> int:
             language=",".join(sorted({d.language for d in docs})),
             labels=tuple(lab.value for lab in Label if lab in labels) if labels is not None else None,
             scheme=scheme.corpus if scheme is not None else None,
+            gold_convention=args.convention,
         )
     )
     _write(report, args.json, args.output)
     return 0
 
 
-def _read(path: Path, fmt: str | None, language: str | None) -> tuple[list[Document], str]:
+def _read(
+    path: Path, fmt: str | None, language: str | None, convention: bool = False
+) -> tuple[list[Document], str]:
     """The corpus and its format; any unreadable or malformed input is a one-line ``CliError``."""
     from deid.corpora import CorpusFormatError, detect_format, read_corpus
 
@@ -120,7 +136,7 @@ def _read(path: Path, fmt: str | None, language: str | None) -> tuple[list[Docum
         raise CliError(f"{path}: no such file or directory")
     try:
         fmt = fmt or detect_format(path)
-        docs = read_corpus(path, fmt, language)
+        docs = read_corpus(path, fmt, language, convention=convention)
     except CorpusFormatError as exc:
         raise CliError(str(exc)) from exc
     except (OSError, UnicodeDecodeError) as exc:

@@ -1,8 +1,6 @@
 """The one table mapping each corpus' labels onto the project's label set.
 
 ``None`` means the corpus label is not PHI for this project and is dropped on reading:
-- MEDDOCAN ``SEXO_SUJETO_ASISTENCIA`` (sex is not an identifier under HIPAA Safe Harbor or the
-  2023 paper's label set; substituting it would corrupt clinical meaning);
 - ECHR ``QUANTITY``, ``CURRENCY``, ``TIME``, ``NATIONALITY``, ``ETHNIC_CATEGORY`` (legal-text
   categories that are not PHI of a clinical note).
 """
@@ -17,7 +15,8 @@ MEDDOCAN: dict[str, Label | None] = {
     "FAMILIARES_SUJETO_ASISTENCIA": Label.RELATIVE,
     "FECHAS": Label.DATE,
     "EDAD_SUJETO_ASISTENCIA": Label.AGE,
-    "SEXO_SUJETO_ASISTENCIA": None,
+    # a quasi-identifier the product detects and reports but keeps by default (``KEPT_BY_DEFAULT``)
+    "SEXO_SUJETO_ASISTENCIA": Label.SEX,
     "TERRITORIO": Label.LOCATION,
     "CALLE": Label.STREET,
     "PAIS": Label.COUNTRY,
@@ -75,6 +74,10 @@ ECHR: dict[str, Label | None] = {
     "TIME": None,
     "NATIONALITY": None,
     "ETHNIC_CATEGORY": None,
+    # the projected variants (``projected_all``, ``projected_reviewed``) carry the English TAB
+    # corpus's scheme: demographic traits (job, nationality) and miscellaneous quasi-identifiers
+    "DEM": None,
+    "MISC": None,
 }
 
 TABLES: dict[str, dict[str, Label | None]] = {
@@ -82,6 +85,54 @@ TABLES: dict[str, dict[str, Label | None]] = {
     "eds-pseudo": EDS_PSEUDO,
     "echr": ECHR,
 }
+
+
+# Where several corpus labels share one project label, the corpus label a prediction is written
+# back as (``export_label``): the most frequent one in the corpus's train split.
+_EXPORT_PREFERENCE: dict[str, dict[Label, str]] = {
+    "meddocan": {
+        Label.HOSPITAL: "HOSPITAL",
+        Label.ID_STAFF: "ID_TITULACION_PERSONAL_SANITARIO",
+        Label.ID_SSN: "ID_ASEGURAMIENTO",
+        Label.ID: "OTRO_NUMERO_IDENTIF",
+    },
+    "eds-pseudo": {Label.PERSON: "NOM", Label.STREET: "ADRESSE"},
+    "echr": {Label.PERSON: "PER", Label.DATE: "DATE"},
+}
+
+# A project label a corpus has no name for, written as the corpus's coarser one (a birth date is
+# a date in MEDDOCAN, a city a territory).
+_EXPORT_COARSER: dict[Label, tuple[Label, ...]] = {
+    Label.PATIENT: (Label.PERSON,),
+    Label.STAFF: (Label.PERSON,),
+    Label.RELATIVE: (Label.PERSON,),
+    Label.PERSON: (Label.PATIENT,),
+    Label.BIRTH_DATE: (Label.DATE,),
+    Label.HOSPITAL: (Label.ORG,),
+    Label.ORG: (Label.HOSPITAL,),
+    Label.STREET: (Label.LOCATION,),
+    Label.CITY: (Label.LOCATION,),
+    Label.POSTCODE: (Label.LOCATION,),
+    Label.COUNTRY: (Label.LOCATION,),
+    Label.ID_NATIONAL: (Label.ID,),
+    Label.IBAN: (Label.ID,),
+}
+
+
+def export_label(corpus: str, label: Label) -> str:
+    """The corpus's own name for a predicted project label, as a system submitting to that
+    corpus's shared task would write it (a fixed table, independent of any gold): the label's
+    corpus name, else that of a coarser project label, else the project label itself (which then
+    matches nothing)."""
+    table = TABLES[corpus]
+    preferred = _EXPORT_PREFERENCE.get(corpus, {})
+    for lab in (label, *_EXPORT_COARSER.get(label, ())):
+        if lab in preferred:
+            return preferred[lab]
+        names = [name for name, mapped in table.items() if mapped is lab]
+        if names:
+            return names[0]
+    return label.value
 
 
 class UnknownCorpusLabel(ValueError):

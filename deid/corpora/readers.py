@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from deid.convention import conform
+from deid.corpora.language import check_language, identify
 from deid.corpora.mapping import UnknownCorpusLabel, map_label
 from deid.labels import Label
 from deid.spans import Document, Span
@@ -47,12 +48,22 @@ def read_brat_dir(path: Path, language: str = "es", corpus: str = "meddocan") ->
                     raise CorpusFormatError(f"{ann}:{lineno}: offsets outside the text")
                 label = _map(corpus, fields[0], ann, lineno)
                 if label is not None:
-                    spans.append(Span(start, end, label))
+                    spans.append(Span(start, end, label, gold_source(fields[0])))
         docs.append(Document(txt.stem, text, language, tuple(sorted(spans))))
     return docs
 
 
-def read_eds_jsonl(path: Path, language: str = "fr") -> list[Document]:
+def gold_source(corpus_label: str) -> str:
+    """The ``source`` of a gold span: the corpus's own label, kept for the official scores."""
+    return f"gold:{corpus_label}"
+
+
+def corpus_label(span: Span) -> str | None:
+    """The corpus's own label of a gold span read by these readers, None for any other span."""
+    return span.source[5:] if span.source.startswith("gold:") else None
+
+
+def read_eds_jsonl(path: Path, language: str = "fr", *, join_names: bool = True) -> list[Document]:
     """eds-pseudo jsonl: ``{"note_id", "note_text", "entities": [{"start","end","label"}]}``."""
     docs: list[Document] = []
     with path.open(encoding="utf-8") as fh:
@@ -70,7 +81,7 @@ def read_eds_jsonl(path: Path, language: str = "fr") -> list[Document]:
             for start, end, _ in raw:
                 if not 0 <= start < end <= len(text):
                     raise CorpusFormatError(f"{path}:{lineno}: offsets outside the text")
-            docs.append(Document(doc_id, text, language, _eds_spans(text, raw, path, lineno)))
+            docs.append(Document(doc_id, text, language, _eds_spans(text, raw, path, lineno, join_names)))
     if not docs:
         raise CorpusFormatError(f"{path}: empty corpus file")
     return docs
@@ -79,7 +90,7 @@ def read_eds_jsonl(path: Path, language: str = "fr") -> list[Document]:
 _TEMPLATE_MARK = re.compile(r"\[([^\[\]]+?)\]\(([A-Z_]+)\)")
 
 
-def read_eds_templates(path: Path, language: str = "fr") -> list[Document]:
+def read_eds_templates(path: Path, language: str = "fr", *, join_names: bool = True) -> list[Document]:
     """eds-pseudo ``templates.txt``: blocks separated by blank lines, ``[TEXT](LABEL)`` markup."""
     content = path.read_text(encoding="utf-8")
     docs: list[Document] = []
@@ -100,16 +111,18 @@ def read_eds_templates(path: Path, language: str = "fr") -> list[Document]:
             pos = m.end()
         out.append(block[pos:])
         text = "".join(out)
-        docs.append(Document(f"template-{n}", text, language, _eds_spans(text, raw, path, 0)))
+        docs.append(Document(f"template-{n}", text, language, _eds_spans(text, raw, path, 0, join_names)))
     return docs
 
 
-def read_echr_tsv(path: Path, language: str | None = None) -> list[Document]:
+def read_echr_tsv(path: Path, language: str) -> list[Document]:
     """ECHR CoNLL-style file: ``token TAG`` per line, blank line between sentences.
 
-    Each sentence becomes one document whose text is its tokens joined by single spaces.
+    Each sentence becomes one document whose text is its tokens joined by single spaces. The
+    language is the caller's to give (``read_corpus`` reads it from the text): the file name
+    says nothing reliable.
     """
-    lang = language or path.name[:2].lower()
+    lang = language
     docs: list[Document] = []
     tokens: list[tuple[str, str]] = []
 
@@ -170,14 +183,34 @@ def detect_format(path: Path) -> str:
     raise CorpusFormatError(f"{path}: unknown corpus format (expected BRAT dir, .jsonl or .tsv)")
 
 
-def read_corpus(path: Path, fmt: str | None = None, language: str | None = None) -> list[Document]:
-    """Read any supported corpus; ``fmt`` defaults to ``detect_format(path)``."""
+# The language each format's corpus is documented in (``shared/README.md``); ECHR has two.
+FORMAT_LANGUAGE: dict[str, str | None] = {
+    "brat": "es", "eds-jsonl": "fr", "eds-templates": "fr", "echr-tsv": None,
+}
+
+
+def read_corpus(
+    path: Path, fmt: str | None = None, language: str | None = None, *, convention: bool = True
+) -> list[Document]:
+    """Read any supported corpus; ``fmt`` defaults to ``detect_format(path)``.
+
+    ``language``: given by the caller, else the format's documented language, else (ECHR, in
+    French and Spanish) the one its text reads as; in every case checked against the text
+    (``deid.corpora.language``), and a corpus whose text contradicts it is refused.
+
+    ``convention`` (the default, what training reads): gold spans put under the project's span
+    convention (``deid.convention.project_gold``: titles and articles trimmed, "today" dates and
+    punctuation-only spans dropped, whole French addresses split, eds-pseudo first and last
+    names joined). ``convention=False``: the corpus's own gold, every span untouched (what
+    ``deid eval`` scores by default).
+    """
     fmt = fmt or detect_format(path)
+    lang = language or FORMAT_LANGUAGE.get(fmt) or "und"
     readers = {
-        "brat": lambda: read_brat_dir(path, language or "es"),
-        "eds-jsonl": lambda: read_eds_jsonl(path, language or "fr"),
-        "eds-templates": lambda: read_eds_templates(path, language or "fr"),
-        "echr-tsv": lambda: read_echr_tsv(path, language),
+        "brat": lambda: read_brat_dir(path, lang),
+        "eds-jsonl": lambda: read_eds_jsonl(path, lang, join_names=convention),
+        "eds-templates": lambda: read_eds_templates(path, lang, join_names=convention),
+        "echr-tsv": lambda: read_echr_tsv(path, lang),
     }
     if fmt not in readers:
         raise CorpusFormatError(f"unknown corpus format {fmt!r}")
@@ -185,10 +218,28 @@ def read_corpus(path: Path, fmt: str | None = None, language: str | None = None)
         docs = readers[fmt]()
     except UnicodeDecodeError as exc:
         raise CorpusFormatError(f"{path}: not UTF-8 text") from exc
-    # one span convention for every corpus, in training and in evaluation (deid.convention); only
-    # eds-pseudo has whole French addresses to split
+    docs = _with_language(path, docs, lang, given=language is not None)
+    if not convention:
+        return docs
+    # one span convention for every corpus in training (deid.convention); only eds-pseudo has
+    # whole French addresses to split
     split = fmt.startswith("eds")
     return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=split))) for d in docs]
+
+
+def _with_language(path: Path, docs: list[Document], lang: str, *, given: bool) -> list[Document]:
+    """``docs`` in a language their text does not contradict (module ``deid.corpora.language``)."""
+    texts = [d.text for d in docs]
+    if lang == "und":
+        found = identify(texts)
+        if found is None:
+            raise CorpusFormatError(f"{path}: cannot tell the language of the text; give it (--lang)")
+        return [replace(d, language=found) for d in docs]
+    other = check_language(texts, lang)
+    if other is not None:
+        origin = "given" if given else "the format's"
+        raise CorpusFormatError(f"{path}: the text reads as {other!r}, not {lang!r} ({origin} language)")
+    return docs
 
 
 def iter_mentions(doc: Document) -> Iterator[tuple[Span, str]]:
@@ -204,8 +255,11 @@ def _map(corpus: str, label: str, path: Path, lineno: int) -> Label | None:
         raise CorpusFormatError(f"{path}:{lineno}: {exc}") from exc
 
 
-def _eds_spans(text: str, raw: list[tuple[int, int, str]], path: Path, lineno: int) -> tuple[Span, ...]:
-    """Map eds-pseudo entities; join PRENOM/NOM neighbours separated only by spaces."""
+def _eds_spans(
+    text: str, raw: list[tuple[int, int, str]], path: Path, lineno: int, join_names: bool = True
+) -> tuple[Span, ...]:
+    """Map eds-pseudo entities; with ``join_names``, join PRENOM/NOM neighbours separated only by
+    spaces (the project's convention: a full name is one mention)."""
     raw = sorted(raw)
     merged: list[tuple[int, int, str]] = []
     for start, end, lab in raw:
@@ -213,7 +267,7 @@ def _eds_spans(text: str, raw: list[tuple[int, int, str]], path: Path, lineno: i
             pstart, pend, plab = merged[-1]
             between = text[pend:start]
             adjacent = pend <= start and between.strip() == "" and len(between) <= 2
-            if {plab, lab} <= {"NOM", "PRENOM"} and adjacent:
+            if join_names and {plab, lab} <= {"NOM", "PRENOM"} and adjacent:
                 merged[-1] = (pstart, end, "NOM")
                 continue
         merged.append((start, end, lab))
@@ -221,10 +275,10 @@ def _eds_spans(text: str, raw: list[tuple[int, int, str]], path: Path, lineno: i
     for start, end, lab in merged:
         label = _map("eds-pseudo", lab, path, lineno)
         if label is not None:
-            spans.append(Span(start, end, label))
+            spans.append(Span(start, end, label, gold_source(lab)))
     return tuple(spans)
 
 
 def _echr_span(cur: tuple[int, int, str], path: Path) -> list[Span]:
     label = _map("echr", cur[2], path, 0)
-    return [] if label is None else [Span(cur[0], cur[1], label)]
+    return [] if label is None else [Span(cur[0], cur[1], label, gold_source(cur[2]))]

@@ -14,6 +14,7 @@ from typing import Any
 
 from deid.eval.coverage import Coverage, document_coverage
 from deid.eval.matching import add_into, by_category, char_mask, relaxed_counts, strict_counts
+from deid.eval.official import official_counts
 from deid.eval.scores import Score, total
 from deid.eval.tokens import token_counts
 from deid.labels import Category, Label
@@ -36,6 +37,7 @@ class RunInfo:
     language: str | None = None
     labels: tuple[str, ...] | None = None  # the --labels restriction, if any
     scheme: str | None = None  # the corpus whose scheme predictions were projected onto (--scheme)
+    gold_convention: bool = False  # gold projected onto the project's span convention (--convention)
 
     @property
     def docs_per_s(self) -> float | None:
@@ -53,6 +55,7 @@ class RunInfo:
             "docs_per_s": self.docs_per_s,
             "labels": list(self.labels) if self.labels is not None else None,
             "scheme": self.scheme,
+            "gold": "convention" if self.gold_convention else "corpus",
         }
 
     @classmethod
@@ -68,6 +71,7 @@ class RunInfo:
             language=data.get("language"),
             labels=tuple(labels) if labels is not None else None,
             scheme=data.get("scheme"),
+            gold_convention=data.get("gold") == "convention",
         )
 
 
@@ -86,6 +90,9 @@ class EvalReport:
     tokens: Score
     coverage: Coverage
     run: RunInfo | None = field(default=None)
+    # the shared task's own measures on the corpus's tags (``deid.eval.official``): ner_strict
+    # (the headline), span_strict, span_merged
+    official: dict[str, Score] = field(default_factory=dict)
 
     @property
     def strict_micro(self) -> Score:
@@ -100,7 +107,8 @@ class EvalReport:
         return total(self.category)
 
     def with_run(self, run: RunInfo) -> EvalReport:
-        return EvalReport(self.strict, self.relaxed, self.category, self.tokens, self.coverage, run)
+        return EvalReport(self.strict, self.relaxed, self.category, self.tokens, self.coverage, run,
+                          self.official)
 
     def to_dict(self) -> dict[str, Any]:
         def rows(scores: dict[str, Score]) -> dict[str, Any]:
@@ -108,6 +116,7 @@ class EvalReport:
 
         return {
             "run": self.run.to_dict() if self.run is not None else None,
+            "official": {k: v.to_dict() for k, v in self.official.items()},
             "strict": {"labels": rows(self.strict), "micro": self.strict_micro.to_dict()},
             "relaxed": {"labels": rows(self.relaxed), "micro": self.relaxed_micro.to_dict()},
             "category_strict": {"categories": rows(self.category), "micro": self.category_micro.to_dict()},
@@ -130,6 +139,7 @@ class EvalReport:
             tokens=Score.from_dict(data["tokens"]),
             coverage=Coverage.from_dict(data["coverage"]),
             run=RunInfo.from_dict(data["run"]) if data.get("run") is not None else None,
+            official={k: Score.from_dict(v) for k, v in data.get("official", {}).items()},
         )
 
     @classmethod
@@ -147,10 +157,14 @@ class Evaluator:
 
     ``labels``: evaluate only these fine labels; gold and predicted spans of other labels are
     dropped on both sides before matching, as if neither corpus nor detector knew them.
+    ``corpus``: the corpus of ``deid.corpora.mapping.TABLES`` whose tags the official scores
+    write predictions in (``deid.eval.official``).
     """
 
-    def __init__(self, labels: Collection[Label] | None = None) -> None:
+    def __init__(self, labels: Collection[Label] | None = None, corpus: str | None = None) -> None:
         self.labels = frozenset(labels) if labels is not None else None
+        self.corpus = corpus
+        self._official: dict[str, Score] = {}
         self._strict: dict[str, Score] = {}
         self._relaxed: dict[str, Score] = {}
         self._category: dict[str, Score] = {}
@@ -164,6 +178,7 @@ class Evaluator:
         add_into(self._strict, strict_counts(gold, pred))
         add_into(self._relaxed, relaxed_counts(gold, pred, length))
         add_into(self._category, strict_counts(gold, pred, by_category))
+        add_into(self._official, official_counts(gold, pred, doc.text, self.corpus))
         gold_mask = char_mask(((s.start, s.end) for s in gold), length)
         pred_mask = char_mask(((s.start, s.end) for s in pred), length)
         self._tokens = self._tokens + token_counts(doc.text, gold_mask, pred_mask)
@@ -179,6 +194,7 @@ class Evaluator:
             category=ordered(self._category, _CATEGORY_ORDER),
             tokens=self._tokens,
             coverage=self._coverage,
+            official=dict(self._official),
         )
 
     def _keep(self, spans: Iterable[Span]) -> list[Span]:
@@ -191,11 +207,12 @@ def evaluate(
     gold: Sequence[Document],
     predicted: Sequence[Iterable[Span]],
     labels: Collection[Label] | None = None,
+    corpus: str | None = None,
 ) -> EvalReport:
     """Score ``predicted[i]`` against ``gold[i].spans`` over the whole corpus."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold documents but {len(predicted)} predictions")
-    evaluator = Evaluator(labels)
+    evaluator = Evaluator(labels, corpus)
     for doc, pred in zip(gold, predicted, strict=True):
         evaluator.add(doc, pred)
     return evaluator.report()

@@ -35,7 +35,7 @@ from deid.labels import Category, Label
 from deid.spans import Span
 
 if TYPE_CHECKING:
-    from deid.detect import Recognizer
+    from deid.protocols import Recognizer
 
 # Which corpus of the mapping table a reader format holds.
 CORPUS_OF_FORMAT = {

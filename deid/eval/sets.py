@@ -33,7 +33,8 @@ def load_set(name: str, data_dir: Path, *, convention: bool = False) -> list[Doc
         return split(key, read_corpus(data_dir / rel, fmt, lang, convention=convention))[1]
     if name in UNSEEN:
         sources, _, lang = UNSEEN[name]
-        docs = [d for rel in sources for d in read_corpus(data_dir / rel, "echr-tsv", lang, convention=convention)]
+        docs = [d for rel in sources
+                for d in read_corpus(data_dir / rel, "echr-tsv", lang, convention=convention)]  # fmt: skip
         return split(name, docs)[1]
     if name == "en-dev":
         from deid.eval.english import english_dev

@@ -69,6 +69,27 @@ def _category_rows(report: EvalReport) -> list[str]:
     return lines
 
 
+_OFFICIAL_NAMES = {
+    "ner_strict": "NER strict: exact span and corpus tag (headline)",
+    "span_strict": "span strict: exact span, any tag",
+    "span_merged": "span merged: spans joined over non-alphanumerics",
+}
+
+
+def _official_rows(report: EvalReport) -> list[str]:
+    """The shared task's own micro scores, against the corpus's untouched gold and tags."""
+    if not report.official:
+        return []
+    lines = ["official scores (MEDDOCAN evaluation rules, the corpus's own tags), micro:"]
+    for key, name in _OFFICIAL_NAMES.items():
+        s = report.official.get(key)
+        if s is not None:
+            lines.append(f"  {name:<52} P {_r(s.precision)}  R {_r(s.recall)}  F1 {_r(s.f1)}"
+                         f"  (gold {s.n_gold}, pred {s.n_pred}, tp {s.found})")
+    lines.append("")
+    return lines
+
+
 def render_table(report: EvalReport) -> str:
     lines: list[str] = []
     run = report.run
@@ -79,9 +100,12 @@ def render_table(report: EvalReport) -> str:
         lines.append(f"detector: {run.detector} {run.detector_version}, detection {run.seconds:.2f} s{rate}")
         if run.labels is not None:
             lines.append(f"labels: {' '.join(run.labels)}")
+        lines.append("gold: projected onto the project's span convention (--convention)"
+                     if run.gold_convention else "gold: the corpus's own annotations, every span untouched")
         if run.scheme is not None:
             lines.append(f"predictions projected onto the {run.scheme} annotation scheme (--scheme)")
         lines.append("")
+    lines += _official_rows(report)
     lines += _label_rows(report)
     lines.append("")
     lines += _category_rows(report)

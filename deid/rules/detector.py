@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from deid import __version__
-from deid.detect import Recognizer
-from deid.merge import resolve
+from deid.detection.merge import resolve
+from deid.protocols import Recognizer
 from deid.rules.registry import build_recognizers
 from deid.spans import Span
 

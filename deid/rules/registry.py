@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from deid.detect import Recognizer
+from deid.protocols import Recognizer
 
 Factory = Callable[[], Recognizer]
 F = TypeVar("F", bound=Factory)

@@ -16,7 +16,7 @@ def _surfaces(doc: object) -> list[tuple[str, str]]:
     return [(doc.text[s.start:s.end], s.label.value) for s in doc.spans]  # type: ignore[attr-defined]
 
 
-def test_brat_spans_keep_offsets_and_drop_sex_which_is_not_phi(tmp_path: Path) -> None:
+def test_brat_spans_keep_offsets_and_every_annotation_sex_included(tmp_path: Path) -> None:
     text = "Paciente: Pedro Ruiz. Varón de 53 años. Fecha: 10/10/2016.\n"
     (tmp_path / "a.txt").write_text(text, encoding="utf-8")
     (tmp_path / "a.ann").write_text(
@@ -25,7 +25,10 @@ def test_brat_spans_keep_offsets_and_drop_sex_which_is_not_phi(tmp_path: Path) -
         "T3\tEDAD_SUJETO_ASISTENCIA 31 38\t53 años\n"
         "T4\tFECHAS 47 57\t10/10/2016\n", encoding="utf-8")
     (doc,) = read_corpus(tmp_path)
-    assert _surfaces(doc) == [("Pedro Ruiz", "PATIENT"), ("53 años", "AGE"), ("10/10/2016", "DATE")]
+    assert _surfaces(doc) == [("Pedro Ruiz", "PATIENT"), ("Varón", "SEX"), ("53 años", "AGE"),
+                              ("10/10/2016", "DATE")]
+    assert [s.source for s in doc.spans][:2] == ["gold:NOMBRE_SUJETO_ASISTENCIA",
+                                                  "gold:SEXO_SUJETO_ASISTENCIA"]
     assert detect_format(tmp_path) == "brat"
 
 
@@ -53,7 +56,7 @@ def test_echr_tsv_sentences_become_documents_with_bio_entities(tmp_path: Path) -
     path = tmp_path / "FR-manual-dev.tsv"
     lines = ["Le O", "12 B-DATE", "mars I-DATE", "M. O", "Dupont B-PER", "", "Fin O", ""]
     path.write_text("\r\n".join(lines), encoding="utf-8")
-    docs = read_corpus(path)
+    docs = read_corpus(path, language="fr")
     assert [d.text for d in docs] == ["Le 12 mars M. Dupont", "Fin"]
     assert docs[0].language == "fr"
     assert _surfaces(docs[0]) == [("12 mars", "DATE"), ("Dupont", "PERSON")]
@@ -90,7 +93,7 @@ def test_readers_put_gold_spans_under_the_project_convention(tmp_path: Path) -> 
     echr = tmp_path / "FR-manual-train.tsv"
     echr.write_text("\n".join(["le B-DATE", "3 I-DATE", "août I-DATE", "Mme B-PER", "Anne I-PER", ""]),
                     encoding="utf-8")
-    (doc,) = read_corpus(echr)
+    (doc,) = read_corpus(echr, language="fr")
     assert _surfaces(doc) == [("3 août", "DATE"), ("Anne", "PERSON")]
 
     text = "Adresse : 28, rue laetitia albert, 80739 hoareau."
@@ -101,3 +104,37 @@ def test_readers_put_gold_spans_under_the_project_convention(tmp_path: Path) -> 
     (doc,) = read_corpus(eds)
     assert _surfaces(doc) == [
         ("28, rue laetitia albert", "STREET"), ("80739", "POSTCODE"), ("hoareau", "CITY")]
+
+
+def test_without_the_convention_gold_is_the_corpus_own(tmp_path: Path) -> None:
+    """``convention=False`` (what ``deid eval`` scores by default): titles, articles, whole
+    addresses and separate first and last names stay as annotated."""
+    echr = tmp_path / "x.tsv"
+    echr.write_text("\n".join(["le B-DATE", "3 I-DATE", "août I-DATE", "Mme B-PER", "Anne I-PER", ""]),
+                    encoding="utf-8")
+    (doc,) = read_corpus(echr, language="fr", convention=False)
+    assert _surfaces(doc) == [("le 3 août", "DATE"), ("Mme Anne", "PERSON")]
+    text = "Vu par Jean DUPONT le 03/04/2021."
+    rec = {"note_id": "n1", "note_text": text, "entities": [
+        {"start": 7, "end": 11, "label": "PRENOM"}, {"start": 12, "end": 18, "label": "NOM"}]}
+    eds = tmp_path / "x.jsonl"
+    eds.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    (doc,) = read_corpus(eds, convention=False)
+    assert _surfaces(doc) == [("Jean", "PERSON"), ("DUPONT", "PERSON")]
+
+
+def test_the_language_is_given_or_read_from_the_text_never_from_the_file_name(tmp_path: Path) -> None:
+    spanish = " ".join(["El paciente fue ingresado en el hospital con su madre y los hermanos, que se"
+                        " quedaron para la noche por una fiebre alta."] * 4)
+    path = tmp_path / "FR-manual-dev.tsv"  # a French name, a Spanish text
+    path.write_text("\n".join(f"{w} O" for w in spanish.split()) + "\n", encoding="utf-8")
+    (doc,) = read_corpus(path)
+    assert doc.language == "es"
+    with pytest.raises(CorpusFormatError, match="reads as 'es', not 'fr'"):
+        read_corpus(path, language="fr")
+    tiny = tmp_path / "ES-tiny.tsv"
+    tiny.write_text("Dupont B-PER\n", encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="cannot tell the language"):
+        read_corpus(tiny)
+    (doc,) = read_corpus(tiny, language="fr")  # too little text to contradict what is given
+    assert doc.language == "fr"

@@ -58,7 +58,7 @@ def test_every_span_names_its_recognizer(detector: RuleDetector) -> None:
     text = "IPP : 8012939402, né le 03/04/1950, tél 01 23 45 67 89, x@y.fr, homme de 40 ans."
     spans = detector.find(text, "fr")
     assert {s.source for s in spans} == {"rules.labelled_id", "rules.date", "rules.phone", "rules.email",
-                                        "rules.age"}
+                                        "rules.age", "rules.sex"}
 
 
 def test_rule_detector_output_never_overlaps(detector: RuleDetector) -> None:

@@ -1,11 +1,11 @@
 """Frozen internal held-out splits: documents no rule, check or checkpoint choice may look at.
 
 Each training corpus gives up a fixed fifth of its documents, chosen by hash (the documents whose
-``sha256("<key>/<doc id>/<text digest>")`` sort first), listed once in ``<key>.txt`` (doc id, tab, the first 16
-hex digits of the sha256 of the document's text) and sealed by ``MANIFEST.json`` (the sha256 of
-each list). The lists are the contract: ``split`` refuses a corpus whose held-out documents are
-not exactly those listed (a changed file or a changed list), so a held-out figure always means
-the same documents.
+``sha256("<key>/<doc id>/<text digest>")`` sort first), listed once in ``<key>.txt`` (doc id,
+tab, the first 16 hex digits of the sha256 of the document's text) and sealed by
+``MANIFEST.json`` (the sha256 of each list). The lists are the contract: ``split`` refuses a
+corpus whose held-out documents are not exactly those listed (a changed file or a changed
+list), so a held-out figure always means the same documents.
 
 Rules of use (``docs/benchmarks/ner.md``): develop rules and choose checkpoints on the rest of
 the train split and on dev, never on these; measure a change on dev and on held-out, and keep it

@@ -21,7 +21,8 @@ def main(data: Path) -> None:
         docs = read_corpus(data / rel, fmt, lang, convention=False)
         hashes[key] = write_list(key, choose(key, docs), folder)
     for key, (sources, excluded, lang) in UNSEEN.items():
-        seen = {d.text for rel in excluded for d in read_corpus(data / rel, "echr-tsv", lang, convention=False)}
+        seen = {d.text for rel in excluded
+                for d in read_corpus(data / rel, "echr-tsv", lang, convention=False)}  # fmt: skip
         docs = [d for rel in sources for d in read_corpus(data / rel, "echr-tsv", lang, convention=False)
                 if d.text not in seen]
         unique = list({d.text: d for d in docs}.values())

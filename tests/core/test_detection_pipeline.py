@@ -1,0 +1,137 @@
+"""One home for detection (``deid.detection``): the ordered pipeline of named steps, recall first.
+
+No step drops a span that the model or a rule found: each step is fed a span it doubts and must
+hand it on (downgraded to the generic PHI label where it doubts it), every alphanumeric
+character still covered; and a doubtful span comes out of the whole detector replaced.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from deid.detection import PIPELINE, STEP_NAMES, HybridDetector, combine, run_pipeline, without
+from deid.detection.pipeline import Spans
+from deid.labels import Label
+from deid.rules import RuleDetector
+from deid.spans import Span
+
+
+def at(text: str, words: str, label: Label, source: str = "ner") -> Span:
+    start = text.index(words)
+    return Span(start, start + len(words), label, source, 0.9)
+
+
+def covered(spans: list[Span] | tuple[Span, ...], text: str) -> set[int]:
+    return {i for s in spans for i in range(s.start, s.end) if text[i].isalnum()}
+
+
+# Spans each step doubts: (text, the model's span, the rules' spans).
+DOUBTED_BY_CONFORM = [
+    ("Vu par Mme ce matin", ("Mme", Label.PERSON)),  # a title alone
+    ("Revu aujourd'hui en consultation", ("aujourd'hui", Label.DATE)),  # "today"
+    ("Date : le", ("le", Label.DATE)),  # an article alone
+]
+DOUBTED_BY_PLAUSIBLE = [
+    ("Douleur évaluée à 7/10 ce jour", ("7/10", Label.DATE)),  # a score written like a date
+    ("Le père L'enfant est scolarisé", ("L'", Label.PERSON)),  # an elided article alone
+    ("colis fourni par le CCAS hier", ("CCAS", Label.ORG)),  # a generic public service
+    ("adressé par son médecin de famille", ("famille", Label.RELATIVE)),  # a family doctor
+]
+
+
+def test_the_pipeline_is_ordered_and_named() -> None:
+    assert STEP_NAMES == ("conform", "plausible", "merge", "hospital_towns", "birth_dates")
+    assert all(step.what for step in PIPELINE)
+    assert [s.name for s in without("conform", "plausible")] == ["merge", "hospital_towns", "birth_dates"]
+    with pytest.raises(ValueError):
+        without("merge")
+
+
+@pytest.mark.parametrize(("text", "model"), DOUBTED_BY_CONFORM + DOUBTED_BY_PLAUSIBLE)
+def test_each_step_hands_on_a_span_it_doubts(text: str, model: tuple[str, Label]) -> None:
+    span = at(text, *model)
+    state = Spans(text, "fr", (), (span,))
+    for step in PIPELINE:
+        before = covered(state.merged if state.merged is not None else state.model, text)
+        state = step.run(state)
+        after = covered(state.merged if state.merged is not None else state.model, text)
+        assert before <= after, (step.name, text)
+    out = state.output()
+    assert covered(out, text) >= covered([span], text)
+    assert out, text
+
+
+@pytest.mark.parametrize(("text", "model"), DOUBTED_BY_CONFORM + DOUBTED_BY_PLAUSIBLE)
+def test_a_doubtful_span_is_downgraded_to_generic_phi(text: str, model: tuple[str, Label]) -> None:
+    out = combine([], [at(text, *model)], text, "fr")
+    assert [s.label for s in out] == [Label.PHI], text
+
+
+def test_the_relabelling_steps_change_labels_never_extents() -> None:
+    text = "Mme PALSKY, 28/10/1990. CLINIQUE DE SAINT CLOUD, MESNARD-LA-BAROTIERE"
+    model = [at(text, "PALSKY", Label.PATIENT), at(text, "28/10/1990", Label.DATE),
+             at(text, "CLINIQUE DE SAINT CLOUD", Label.HOSPITAL), at(text, "MESNARD-LA-BAROTIERE", Label.HOSPITAL)]
+    out = run_pipeline([], model, text, "fr")
+    assert [(text[s.start:s.end], s.label) for s in out] == [
+        ("PALSKY", Label.PATIENT), ("28/10/1990", Label.BIRTH_DATE),
+        ("CLINIQUE DE SAINT CLOUD", Label.HOSPITAL), ("MESNARD-LA-BAROTIERE", Label.CITY)]
+
+
+def test_the_merge_keeps_every_character_the_rules_or_the_model_flagged() -> None:
+    text = "Denis GERARD Gilb85@aphm.fr, tél 01 23 45 67 89"
+    model = [at(text, "Denis GERARD Gilb85@aphm.fr", Label.PERSON)]
+    rules = RuleDetector().find(text, "fr")
+    out = combine(rules, model, text, "fr")
+    assert covered(out, text) >= covered([*model, *rules], text)
+
+
+def _replaced(text: str, spans: list[Span]) -> str:
+    """The text after substitution with placeholders (whichever API the substitution package has)."""
+    import deid.substitute as sub
+
+    fn = getattr(sub, "deidentify_text", None)
+    if fn is not None:
+        return str(fn(text, spans, "fr", strategy="placeholder").text)
+    return str(sub.redact_text(text, spans, strategy="placeholder"))  # type: ignore[attr-defined]
+
+
+class _Model:
+    model_name = "fake"
+    model_version = "0"
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = spans
+
+    def detect(self, texts: list[str], languages: list[str]) -> list[list[Span]]:
+        return [self.spans for _ in texts]
+
+
+def test_a_doubted_birth_date_after_the_first_name_eva_is_still_replaced() -> None:
+    """The issue's leak: "Patiente DUPONT EVA 01/03/10" lost its date to the EVA score check."""
+    text = "Patiente DUPONT EVA 01/03/10, vue ce jour."
+    det = HybridDetector(RuleDetector(), _Model([at(text, "DUPONT EVA", Label.PATIENT),
+                                                 at(text, "01/03/10", Label.DATE)]))
+    (spans,) = det.detect([text], ["fr"])
+    assert covered(spans, text) >= covered([at(text, "01/03/10", Label.DATE)], text)
+    out = _replaced(text, spans)
+    assert "01/03/10" not in out and "DUPONT" not in out
+
+
+def test_a_doubtful_score_span_is_replaced_by_substitution() -> None:
+    text = "Douleur évaluée à 7/10 ce jour"
+    det = HybridDetector(RuleDetector(), _Model([at(text, "7/10", Label.DATE)]))
+    (spans,) = det.detect([text], ["fr"])
+    assert [s.label for s in spans] == [Label.PHI]
+    assert "7/10" not in _replaced(text, spans)
+
+
+@pytest.mark.parametrize("first", ["deid.rules", "deid.merge", "deid.detection", "deid.convention",
+                                   "deid.plausibility", "deid.detect", "deid.substitute", "deid.pipeline"])
+def test_the_old_module_paths_import_in_any_order(first: str) -> None:
+    code = (f"import {first}; from deid.merge import merge, resolve, clusters; "
+            "from deid.detect import Detector, Recognizer; from deid.convention import conform, conform_span; "
+            "from deid.plausibility import plausible; from deid.detection import HybridDetector, combine")
+    subprocess.run([sys.executable, "-c", code], check=True)
