@@ -58,9 +58,11 @@ def build_pipeline(
     settings: Settings, store: PatientStore, rng: random.Random | None = None,
     detector: Detector | None = None,
 ) -> NotePipeline:
-    from deid.substitute import Substituter as StoreSubstituter
+    from deid.substitution import Substituter as StoreSubstituter
+    from deid.substitution import mode_settings
 
     det = detector if detector is not None else build_detector(settings)
-    substituter = StoreSubstituter(store, KeyHasher(settings.secret_bytes()), settings,
+    cfg = mode_settings(settings, settings.profile)  # the profile's strategies, the settings' on top
+    substituter = StoreSubstituter(store, KeyHasher(settings.secret_bytes()), cfg,
                                    rng or random.SystemRandom())
     return NotePipeline(det, substituter)

@@ -82,6 +82,13 @@ class ModelSettings(BaseModel):
     device: Literal["auto", "cpu", "cuda"] = "auto"
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
     cpu_int8: bool = False
+    # auto: ONNX Runtime on CPU (when installed), torch on a GPU; torch is kept for GPU and training.
+    backend: Literal["auto", "torch", "onnx"] = "auto"
+    onnx_int8: bool = True  # int8 dynamic quantization on the ONNX path (dev F1 in docs/BENCHMARKS.md)
+    threads: int | None = None  # CPU threads of the ONNX session (default: the cores this process may use)
+    # Operating threshold on P(PHI) = 1 - P(O) of a word's first subword (None: the most probable
+    # tag); lower finds more PHI. Curve on MEDDOCAN dev in docs/BENCHMARKS.md.
+    min_phi_prob: float | None = None
     max_tokens_per_batch: int = 8192
     window_tokens: int = 256
     window_stride: int = 64
@@ -129,9 +136,15 @@ class MllpSettings(BaseModel):
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DEID_", env_nested_delimiter="__", extra="ignore")
 
-    hmac_secret: SecretStr = SecretStr(DEV_HMAC_SECRET)
-    allow_dev_secret: bool = True
+    # None: not configured (see MIN_SECRET_BYTES above); never a default value.
+    hmac_secret: SecretStr | None = None
     default_language: Literal["fr", "es", "en"] = "fr"
+    # Order of numeric dates per feed locale when an event does not say (en-US month first,
+    # the others day first), e.g. {"en-GB": "dmy"}.
+    date_orders: dict[str, Literal["dmy", "mdy"]] = Field(default_factory=dict)
+    # Substitution profile (docs/PRIVACY.md): "dp" (timeline dates, derived ages, DP places),
+    # "random" (shifted dates, ages under 90 kept), "safe-harbor" (HIPAA: year only, 90+), "placeholder".
+    profile: Literal["dp", "random", "safe-harbor", "placeholder"] = "dp"
     # Substitution strategy per fine label or category, overriding the defaults (e.g. {"PER": "placeholder"}).
     strategies: dict[str, str] = Field(default_factory=dict)
     log_level: str = "INFO"
@@ -139,17 +152,26 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
-    # Order of numeric dates per feed locale when an event does not say (en-US month first,
-    # the others day first), e.g. {"en-GB": "dmy"}.
-    date_orders: dict[str, Literal["dmy", "mdy"]] = Field(default_factory=dict)
     batch: BatchSettings = Field(default_factory=BatchSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     mllp: MllpSettings = Field(default_factory=MllpSettings)
 
     def secret_bytes(self) -> bytes:
-        return self.hmac_secret.get_secret_value().encode("utf-8")
         """The configured secret, else a random one drawn once per process (pseudonyms then
         differ from one process to the next: fine for a one-off run, never for a service)."""
         if self.hmac_secret is None:
             return _random_process_secret()
+        return self.hmac_secret.get_secret_value().encode("utf-8")
+
+    def require_secret(self) -> bytes:
+        """The configured secret; ``SecretNotSet`` (one line naming the setting) when it is absent
+        or shorter than ``MIN_SECRET_BYTES``. Services call this before anything else."""
+        if self.hmac_secret is None or not self.hmac_secret.get_secret_value():
+            raise SecretNotSet(f"DEID_HMAC_SECRET is not set: a secret of at least {MIN_SECRET_BYTES} "
+                               "bytes is required (e.g. `openssl rand -hex 32`)")
+        value = self.secret_bytes()
+        if len(value) < MIN_SECRET_BYTES:
+            raise SecretNotSet(f"DEID_HMAC_SECRET is too short ({len(value)} bytes): at least "
+                               f"{MIN_SECRET_BYTES} bytes are required (e.g. `openssl rand -hex 32`)")
+        return value

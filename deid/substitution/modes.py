@@ -34,10 +34,11 @@ MODES: dict[str, dict[str, str]] = {
 
 
 def mode_settings(base: Settings, mode: str) -> Settings:
-    """``base`` with the strategies of ``mode`` (the settings' own choices win under ``dp``)."""
+    """``base`` with the strategies of ``mode``; the settings' own per-label choices win, except
+    under ``placeholder``, which means placeholders everywhere."""
     if mode not in MODES:
         raise ValueError(f"unknown strategy {mode!r}; choose one of {sorted(MODES)}")
-    merged = {**MODES[mode], **base.strategies} if mode == "dp" else MODES[mode]
+    merged = MODES[mode] if mode == "placeholder" else {**MODES[mode], **base.strategies}
     return base.model_copy(update={"strategies": merged})
 
 
