@@ -109,6 +109,8 @@ class PrivacySettings(BaseModel):
     epsilon_per_note: float = 1.0
     # Cap on one patient's total spend across all notes.
     patient_cap: float = 20.0
+    # "dp" and "interval" both run the per-patient timeline (docs/PRIVACY.md: order kept, noise in
+    # each expression's unit); "interval" is kept as a name for configurations of the first build.
     date_strategy: Literal["dp", "interval", "shift", "placeholder"] = "dp"
     place_strategy: Literal["exponential", "geo", "random", "placeholder"] = "exponential"
     place_radius_km: float = 100.0
