@@ -6,12 +6,23 @@ Encoding is orjson; ``encode``/``decode`` are the only way events cross a proces
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 SCHEMA_VERSION = 1
+
+
+def _not_a_bool(value: Any) -> Any:
+    # JSON true equals 1 in Python, so a bare Literal[1] takes it even in strict mode; the
+    # schema's "type": "integer" does not.
+    if isinstance(value, bool):
+        raise ValueError("schema_version must be the integer 1")
+    return value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_not_a_bool)]
 
 
 class RawNote(BaseModel):
@@ -19,7 +30,7 @@ class RawNote(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     event_id: str = Field(min_length=1, max_length=256)
     patient_id: str = Field(min_length=1, max_length=256)
     document_id: str | None = Field(default=None, max_length=256)
@@ -71,7 +82,7 @@ class DeidNote(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     event_id: str
     patient_pseudonym: str
     document_pseudonym: str | None = None
@@ -105,7 +116,7 @@ class DeadLetter(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     reason: DeadLetterReason
     detail: str = Field(max_length=500)  # machine-made, PHI-free (e.g. the failing JSON path)
     source_topic: str
@@ -120,5 +131,7 @@ def encode(model: BaseModel) -> bytes:
 
 
 def decode_raw_note(payload: bytes) -> RawNote:
-    """Parse and validate; raises ``orjson.JSONDecodeError`` or ``pydantic.ValidationError``."""
-    return RawNote.model_validate(orjson.loads(payload))
+    """Parse and validate in strict mode (exactly what ``schemas/raw-note.v1.json`` accepts: no
+    coercion of a number or a datetime to a date, of ``true`` to 1...); raises
+    ``pydantic.ValidationError``."""
+    return RawNote.model_validate_json(payload, strict=True)

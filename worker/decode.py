@@ -1,7 +1,15 @@
 """Kafka record -> RawNote, or a DeadLetter with a machine-readable, PHI-free reason.
 
-The dead letter's ``received_at`` is the input record's own Kafka timestamp, not the wall clock,
-so that a redelivered bad event produces a byte-identical dead letter.
+Validation is strict and equal to ``schemas/raw-note.v1.json`` (pydantic strict mode on the JSON
+bytes: no ``true`` for 1, no number or datetime for a date); a test generates events from the
+schema and checks that both accept and reject the same ones. Two documented rules are stricter
+than the schema: a blank ``patient_id`` (``missing_patient_id``) and a ``text`` longer than
+``batch.max_text_chars`` (``text_too_large``). An absent ``language`` takes ``default_language``.
+
+A dead letter's ``detail`` names fields from a fixed set (the schema's property names, or
+``<unknown_field>``) and pydantic's error types: never a name or a value chosen by the producer.
+Its ``received_at`` is the input record's own Kafka timestamp, not the wall clock, so that a
+redelivered bad event produces a byte-identical dead letter.
 """
 
 from __future__ import annotations
@@ -16,6 +24,9 @@ from deid.events import DeadLetter, DeadLetterReason, RawNote
 from deid.settings import Settings
 
 _LANGUAGES = ("fr", "es", "en")
+FIELDS: frozenset[str] = frozenset(RawNote.model_fields)
+UNKNOWN_FIELD = "<unknown_field>"
+ROOT = "<root>"
 
 
 def record_time(timestamp_ms: int | None) -> str:
@@ -31,9 +42,19 @@ def _event_id(obj: Any) -> str | None:
     return None
 
 
-def _schema_detail(exc: ValidationError) -> str:
-    # Field paths and error types only: pydantic's messages and inputs can echo the payload.
-    parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}:{e['type']}" for e in exc.errors()]
+def schema_detail(exc: ValidationError) -> str:
+    """``field:error_type`` pairs. The field is a top-level property of the schema or
+    ``<unknown_field>`` (an extra key's name may be PHI); nested paths (inside ``source``, whose
+    keys are the producer's) stop at the top-level field. Error types are pydantic's fixed codes."""
+    parts: list[str] = []
+    for e in exc.errors(include_url=False, include_context=False, include_input=False):
+        loc = e["loc"]
+        field = str(loc[0]) if loc else ROOT
+        if field not in FIELDS:
+            field = UNKNOWN_FIELD if loc else ROOT
+        part = f"{field}:{e['type']}"
+        if part not in parts:
+            parts.append(part)
     return "; ".join(parts)[:500]
 
 
@@ -54,20 +75,20 @@ def decode_record(value: bytes | None, *, topic: str, partition: int, offset: in
     except orjson.JSONDecodeError as exc:
         return dead("invalid_json", f"invalid JSON at char {exc.pos}")
     if not isinstance(obj, dict):
-        return dead("schema_violation", f"<root>:expected object, got {type(obj).__name__}")
+        return dead("schema_violation", f"{ROOT}:model_type")
     patient = obj.get("patient_id")
     if not isinstance(patient, str) or not patient.strip():
         return dead("missing_patient_id", "patient_id absent, empty or not a string", obj)
-    if obj.get("language") is None:
-        obj["language"] = settings.default_language
-    language = obj["language"]
-    if language not in _LANGUAGES:
+    if "language" in obj and obj["language"] not in _LANGUAGES:  # null included: the schema says so
         return dead("unsupported_language", "language must be one of fr, es, en", obj)
     text = obj.get("text")
     if isinstance(text, str) and len(text) > settings.batch.max_text_chars:
         return dead("text_too_large", f"text has {len(text)} chars, limit {settings.batch.max_text_chars}",
                     obj)
     try:
-        return RawNote.model_validate(obj)
+        note = RawNote.model_validate_json(value, strict=True)
     except ValidationError as exc:
-        return dead("schema_violation", _schema_detail(exc), obj)
+        return dead("schema_violation", schema_detail(exc), obj)
+    if "language" not in obj:
+        note = note.model_copy(update={"language": settings.default_language})
+    return note

@@ -23,9 +23,10 @@ from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from deid.hl7 import Hl7Error, Hl7Message, build_ack, parse_message, parse_note
+from deid.hl7 import Hl7Error, Hl7Message, build_ack
 from deid.keys import KeyHasher
 from deid.settings import Settings
+from worker.mllp_decode import Rejection, check_hl7, try_header
 
 log = logging.getLogger("deid.mllp")
 
@@ -191,18 +192,16 @@ class MllpBridge:
     async def process(self, item: Frame) -> bytes:
         """The ACK for one frame (after the broker acknowledged, for an AA)."""
         if item.error is not None:
-            msg = _try_header(item.payload)
+            msg = try_header(item.payload)
             return self._reject(msg, Hl7Error("bad_framing" if item.error == "bad_framing"
                                               else "message_too_large"))
-        try:
-            parsed = parse_note(item.payload, authority=self.settings.mllp.patient_id_authority,
-                                default_language=self.settings.default_language)
-        except Hl7Error as exc:
-            return self._reject(_try_header(item.payload), exc)
-        except Exception as exc:  # a parser bug must cost one message, not the connection
-            log.error("unexpected %s while parsing; answered AR", type(exc).__name__)
-            return self._reject(None, Hl7Error("unparseable"))
-        key = self.hasher.patient(parsed.patient_id).encode("ascii")
+        # The worker's own check (worker.mllp_decode): whatever it would dead-letter is refused
+        # here, before the ACK, with the same reason code.
+        checked = check_hl7(item.payload, self.settings)
+        if isinstance(checked, Rejection):
+            return self._refuse(try_header(item.payload), checked)
+        header = try_header(item.payload)
+        key = self.hasher.patient(checked.patient_id).encode("ascii")
         async with self._slots:
             self.metrics.in_flight.inc()
             t0 = time.perf_counter()
@@ -213,18 +212,23 @@ class MllpBridge:
             except Exception as exc:  # the broker's reasons are many; the sender only needs AE
                 log.warning("raw-hl7 write failed (%s); answered AE", type(exc).__name__)
                 self.metrics.messages.labels("AE").inc()
-                return build_ack(parsed.message, "AE", "broker_write_failed", error_code="207")
+                return build_ack(header, "AE", "broker_write_failed", error_code="207")
             finally:
                 self.metrics.in_flight.dec()
                 self.metrics.write_seconds.observe(time.perf_counter() - t0)
         self.metrics.messages.labels("AA").inc()
-        return build_ack(parsed.message, "AA")
+        return build_ack(header, "AA")
 
     def _reject(self, msg: Hl7Message | None, exc: Hl7Error) -> bytes:
+        return self._refuse(msg, Rejection("hl7_parse_error", exc.detail, exc.hl7_error_code))
+
+    def _refuse(self, msg: Hl7Message | None, why: Rejection) -> bytes:
         self.metrics.messages.labels("AR").inc()
-        self.metrics.rejected.labels(exc.reason).inc()
-        log.info("message rejected: %s", exc.detail)
-        return build_ack(msg, "AR", exc.detail, error_code=exc.hl7_error_code)
+        # label: the dead-letter reason, or the HL7 error code word (both closed sets)
+        code = why.detail.split(":", 1)[0] if why.reason == "hl7_parse_error" else why.reason
+        self.metrics.rejected.labels(code).inc()
+        log.info("message rejected: %s (%s)", why.reason, why.ack_text)
+        return build_ack(msg, "AR", why.ack_text, error_code=why.hl7_error_code)
 
     # -- connections -------------------------------------------------------------------------
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -315,13 +319,6 @@ def server_ssl_context(settings: Settings) -> ssl.SSLContext | None:
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     ctx.load_cert_chain(str(mllp.tls_certfile), str(mllp.tls_keyfile) if mllp.tls_keyfile else None)
     return ctx
-
-
-def _try_header(payload: bytes) -> Hl7Message | None:
-    """The message's MSH when it can be read, so that a NAK can still name MSA-2."""
-    with contextlib.suppress(Exception):
-        return parse_message(payload)
-    return None
 
 
 async def serve(settings: Settings, stop: asyncio.Event, *, max_in_flight: int = 64,

@@ -1,39 +1,78 @@
-"""A raw-hl7 record -> RawNote, or a DeadLetter: the HL7 twin of ``worker.decode.decode_record``
-(same signature, same PHI-free dead letters), so the worker dispatches on the record's topic."""
+"""One validation of a raw HL7 v2 message, used at the edge and in the worker.
+
+``check_hl7`` is everything that would dead-letter a raw-hl7 record in the worker (no bytes, an
+unparseable or unsupported message, MSH-10 or PID-3 over 256 characters, a field the event
+contract bounds, note text over ``batch.max_text_chars``). The worker turns a ``Rejection`` into
+its dead letter (``decode_hl7_record``); the MLLP bridge answers it with AR and the same code
+*before* acknowledging, so a sender never gets AA for a message the worker would then drop.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from deid.events import DeadLetter, DeadLetterReason, RawNote
-from deid.hl7 import Hl7Error, hl7_to_raw_note, parse_message
+from deid.hl7 import Hl7Error, Hl7Message, hl7_to_raw_note, parse_message
 from deid.settings import Settings
 from worker.decode import record_time
 
 
-def decode_hl7_record(value: bytes | None, *, topic: str, partition: int, offset: int,
-                      timestamp_ms: int | None, settings: Settings) -> RawNote | DeadLetter:
-    def dead(reason: DeadLetterReason, detail: str, event_id: str | None = None) -> DeadLetter:
-        return DeadLetter(reason=reason, detail=detail[:500], source_topic=topic, partition=partition,
-                          offset=offset, event_id=event_id, received_at=record_time(timestamp_ms))
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why a message cannot become a note: the dead-letter ``reason`` and its PHI-free ``detail``;
+    ``hl7_error_code`` is the HL7 table 0357 code for ERR-3 of the negative ACK."""
 
+    reason: DeadLetterReason
+    detail: str
+    hl7_error_code: str = "207"
+
+    @property
+    def ack_text(self) -> str:
+        """MSA-3 / ERR-3.2 of the AR: the HL7 error code word for a parse error (its dead letter's
+        detail, e.g. ``missing_patient_id:PID-3``), else the dead-letter reason itself."""
+        return self.detail if self.reason == "hl7_parse_error" else self.reason
+
+
+def check_hl7(value: bytes | None, settings: Settings) -> RawNote | Rejection:
     if not value:
-        return dead("undecodable_bytes", "empty record value")
+        return Rejection("undecodable_bytes", "empty record value")
     try:
         note = hl7_to_raw_note(value, settings)
     except Hl7Error as exc:
-        return dead("hl7_parse_error", exc.detail, _control_id(value))
-    except Exception as exc:  # a parser bug: dead-letter the record, never stall the partition
-        return dead("hl7_parse_error", f"unparseable:{type(exc).__name__}", _control_id(value))
+        return Rejection("hl7_parse_error", exc.detail, exc.hl7_error_code)
+    except Exception as exc:  # a parser bug or a bound of the event contract: reject this message only
+        return Rejection("hl7_parse_error", f"unparseable:{type(exc).__name__}")
     limit = settings.batch.max_text_chars
     if len(note.text) > limit:
-        return dead("text_too_large", f"text has {len(note.text)} chars, limit {limit}", note.event_id)
+        return Rejection("text_too_large", f"text has {len(note.text)} chars, limit {limit}", "207")
     return note
+
+
+def decode_hl7_record(value: bytes | None, *, topic: str, partition: int, offset: int,
+                      timestamp_ms: int | None, settings: Settings) -> RawNote | DeadLetter:
+    """A raw-hl7 record -> RawNote, or a DeadLetter: the HL7 twin of ``worker.decode.decode_record``
+    (same signature, same PHI-free dead letters), so the worker dispatches on the record's topic."""
+    checked = check_hl7(value, settings)
+    if isinstance(checked, RawNote):
+        return checked
+    event_id = _control_id(value) if value else None
+    return DeadLetter(reason=checked.reason, detail=checked.detail[:500], source_topic=topic,
+                      partition=partition, offset=offset, event_id=event_id,
+                      received_at=record_time(timestamp_ms))
+
+
+def try_header(value: bytes) -> Hl7Message | None:
+    """The message's MSH when it can be read (a NAK then names MSA-2), else None."""
+    try:
+        return parse_message(value)
+    except Exception:
+        return None
 
 
 def _control_id(value: bytes) -> str | None:
     """MSH-10 when the header is readable (an identifier of the message, not of a person)."""
-    try:
-        msg = parse_message(value)
-    except Exception:
+    msg = try_header(value)
+    if msg is None:
         return None
     cid = msg.get(msg.msh, 10)
     return cid if 0 < len(cid) <= 256 else None

@@ -127,3 +127,51 @@ async def test_deid_mllp_command_bridges_and_stops_cleanly_on_sigterm(settings: 
             proc.kill()
             proc.wait()
     assert [v for _, v in await _read_all(settings, expected=1)] == [sample("oru_r01_en.hl7")]
+
+
+def _edge_cases() -> list[tuple[str, bytes]]:
+    """One message per reason the worker would dead-letter a raw-hl7 record for."""
+    good = sample("oru_r01_fr.hl7")
+    return [
+        ("empty message", b""),
+        ("no MSH", sample("bad_missing_msh.hl7")),
+        ("no patient id", sample("bad_no_patient_id.hl7")),
+        ("truncated segment", sample("bad_truncated.hl7")),
+        ("MSH-10 over 256 characters", good.replace(b"|MSG00001|", b"|" + b"C" * 257 + b"|")),
+        ("PID-3 over 256 characters", good.replace(b"PID|1||8812345^", b"PID|1||" + b"9" * 257 + b"^")),
+        ("text over max_text_chars", good),  # the bridge below runs with max_text_chars=40
+        ("unsupported message type", good.replace(b"ORU^R01^ORU_R01", b"ADT^A01^ADT_A01")),
+    ]
+
+
+async def test_every_dead_letter_reason_is_refused_at_the_edge_with_the_worker_s_code(
+        settings: Settings) -> None:
+    """Each message the worker would dead-letter gets AR from the bridge, before any write, with
+    the code of that dead letter; a good one still gets AA (against the real broker)."""
+    from deid.events import DeadLetter
+    from deid.hl7 import parse_message as parse
+    from worker.mllp_decode import decode_hl7_record
+
+    small = settings.model_copy(update={"batch": settings.batch.model_copy(update={"max_text_chars": 40})})
+    sink = KafkaSink(small)
+    await sink.start()
+    bridge = MllpBridge(small, sink)
+    await bridge.start("127.0.0.1", 0)
+    reasons = set()
+    try:
+        async with await MllpClient.connect("127.0.0.1", bridge.port) as client:
+            for name, message in _edge_cases():
+                dead = decode_hl7_record(message, topic="t", partition=0, offset=0, timestamp_ms=0,
+                                         settings=small)
+                assert isinstance(dead, DeadLetter), name
+                reasons.add(dead.reason)
+                expected = dead.detail if dead.reason == "hl7_parse_error" else dead.reason
+                ack = parse(await client.send(message))
+                msa, err = ack.first("MSA"), ack.first("ERR")
+                assert (ack.get(msa, 1), ack.get(msa, 3)) == ("AR", expected), name
+                assert ack.get(err, 3, 2) == expected, name
+    finally:
+        await bridge.close()
+        await sink.stop()
+    assert reasons == {"undecodable_bytes", "hl7_parse_error", "text_too_large"}
+    assert await _read_all(settings, expected=1, timeout_s=3.0) == []  # nothing was written
