@@ -107,6 +107,7 @@ DeadLetterReason = Literal[
     "unsupported_language",
     "hl7_parse_error",
     "processing_error",
+    "detection_timeout",
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from worker.logs import REGISTRY as LOG_REGISTRY
 from worker.stream import StreamWorker
 
 
@@ -18,7 +19,8 @@ def build_app(worker: StreamWorker) -> web.Application:
         return web.Response(text=why + "\n", status=200 if ok else 503)
 
     async def metrics(_: web.Request) -> web.Response:
-        body = generate_latest(worker.metrics.registry)
+        # the worker's own metrics, then the process-wide log counters (worker.logs)
+        body = generate_latest(worker.metrics.registry) + generate_latest(LOG_REGISTRY)
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     app = web.Application()

@@ -41,5 +41,9 @@ class WorkerMetrics:
         self.consumer_lag = Gauge("deid_consumer_lag",
                                   "Highwater minus position, best effort (some brokers report it wrong)",
                                   ["partition"], registry=r)
+        self.broker_reachable = Gauge("deid_broker_reachable",
+                                      "1 while the broker answers the readiness metadata probe", registry=r)
+        self.broker_probe_failures = Counter("deid_broker_probe_failures",
+                                             "Failed broker metadata probes", registry=r)
         for stage in ("decode", "detect", "substitute", "publish", "commit"):
             self.stage_seconds.labels(stage)

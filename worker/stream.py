@@ -24,14 +24,14 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordListTooLargeError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord
 
-from deid.events import DeadLetter, DeidNote, RawNote, encode
+from deid.events import DeadLetter, DeadLetterReason, DeidNote, RawNote, encode
 from deid.pipeline import NotePipeline
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore, StoreUnavailable
 from worker.batching import estimate_tokens, split_by_budget
 from worker.decode import decode_record, record_time
-from worker.kafka_config import consumer_kwargs, producer_kwargs
+from worker.kafka_config import common_kwargs, consumer_kwargs, producer_kwargs
 from worker.metrics import WorkerMetrics
 from worker.mllp_decode import decode_hl7_record
 
@@ -57,6 +57,10 @@ class _Item:
 
 def _tp(record: ConsumerRecord[Any, Any]) -> TopicPartition:
     return TopicPartition(record.topic, record.partition)
+
+
+class DetectionTimeout(Exception):
+    """Detection of one note took longer than ``batch.detect_timeout_s``."""
 
 
 class _Abandoned(Exception):
@@ -93,6 +97,10 @@ class StreamWorker:
         self.assigned: set[TopicPartition] = set()
         self.running = False
         self.batches_done = 0
+        # Broker reachability, from a metadata probe on a connection of its own (readiness).
+        self.probe_failures = 0
+        self._probe_task: asyncio.Task[None] | None = None
+        self.rules_only = not settings.model.enabled
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -109,6 +117,7 @@ class StreamWorker:
             await self._producer.stop()
             raise
         self.running = True
+        self._probe_task = asyncio.create_task(self._probe_broker())
         log.info("worker started: group=%s topic=%s", k.consumer_group, k.topic_raw_notes)
 
     def stop(self) -> None:
@@ -131,6 +140,10 @@ class StreamWorker:
 
     async def _close(self) -> None:
         self.running = False
+        if self._probe_task is not None:
+            self._probe_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._probe_task
         try:
             if self._consumer is not None:
                 await self._consumer.stop()  # leaves the group: the others rebalance at once
@@ -140,9 +153,24 @@ class StreamWorker:
             self._executor.shutdown(wait=False)
             log.info("worker stopped after %d batches", self.batches_done)
 
+    @property
+    def broker_reachable(self) -> bool:
+        return self.probe_failures < self.settings.kafka.probe_failures_unready
+
     async def ready(self) -> tuple[bool, str]:
+        """Ready only when the worker can do its job: running, the broker answering (metadata
+        probe), partitions assigned and the store answering. The detail says what is wrong, and
+        says so when names are not detected (rules only)."""
+        ok, why = await self._readiness()
+        if self.rules_only:
+            why += " (RULES ONLY: person names are NOT detected)"
+        return ok, why
+
+    async def _readiness(self) -> tuple[bool, str]:
         if not self.running or self._consumer is None:
             return False, "not running"
+        if not self.broker_reachable:
+            return False, f"broker unreachable ({self.probe_failures} metadata probes failed in a row)"
         if not self._consumer.assignment():
             return False, "no partition assigned"
         try:
@@ -154,6 +182,44 @@ class StreamWorker:
         except Exception:
             return False, "store unavailable"
         return True, "ready"
+
+    async def _probe_broker(self) -> None:
+        """A metadata request every ``kafka.probe_interval_s`` on a client of its own (a frozen or
+        stopped broker cannot be seen from the consumer's side: getmany just returns nothing)."""
+        from aiokafka.client import AIOKafkaClient
+
+        k = self.settings.kafka
+        kw = common_kwargs(k)
+        kw["client_id"] = f"{k.client_id}-probe"
+        kw["request_timeout_ms"] = int(k.probe_timeout_s * 1000)
+        client = AIOKafkaClient(**kw)
+        bootstrapped = False
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(k.probe_timeout_s + 1.0):
+                        if not bootstrapped:
+                            await client.bootstrap()
+                            bootstrapped = True
+                        else:
+                            await client.fetch_all_metadata()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    self.probe_failures += 1
+                    self.metrics.broker_probe_failures.inc()
+                    if self.probe_failures == k.probe_failures_unready:
+                        log.error("broker unreachable: %d metadata probes failed in a row (%s); not ready",
+                                  self.probe_failures, type(exc).__name__)
+                else:
+                    if not self.broker_reachable:
+                        log.warning("broker reachable again after %d failed probes", self.probe_failures)
+                    self.probe_failures = 0
+                self.metrics.broker_reachable.set(1 if self.broker_reachable else 0)
+                await asyncio.sleep(k.probe_interval_s)
+        finally:
+            with contextlib.suppress(Exception):
+                await client.close()
 
     # -- rebalance ---------------------------------------------------------------------------
     async def _on_revoked(self, revoked: set[TopicPartition]) -> None:
@@ -223,7 +289,10 @@ class StreamWorker:
         ok_items: list[_Item] = []
         ok_spans: list[list[Span]] = []
         for it, sp in zip(good, spans, strict=True):
-            if isinstance(sp, BaseException):
+            if isinstance(sp, DetectionTimeout):
+                it.dead = self._dead(it, "detection_timeout",
+                                     f"detect: over {self.settings.batch.detect_timeout_s:g}s")
+            elif isinstance(sp, BaseException):
                 it.dead = self._processing_error(it, sp, "detect")
             else:
                 ok_items.append(it)
@@ -273,23 +342,40 @@ class StreamWorker:
         # The class name only: an exception message may quote the note.
         log.error("event %s failed in %s: %s", it.note.event_id if it.note else "?", stage,
                   type(exc).__name__)
+        return self._dead(it, "processing_error", f"{stage}: {type(exc).__name__}")
+
+    def _dead(self, it: _Item, reason: DeadLetterReason, detail: str) -> DeadLetter:
         r = it.record
-        return DeadLetter(reason="processing_error", detail=f"{stage}: {type(exc).__name__}",
-                          source_topic=r.topic, partition=r.partition, offset=r.offset,
-                          event_id=it.note.event_id if it.note else None,
+        return DeadLetter(reason=reason, detail=detail, source_topic=r.topic, partition=r.partition,
+                          offset=r.offset, event_id=it.note.event_id if it.note else None,
                           received_at=record_time(r.timestamp))
 
-    async def _detect(self, notes: Sequence[RawNote]) -> list[list[Span] | BaseException]:
+    async def _detect_call(self, notes: Sequence[RawNote], timeout_s: float | None) -> list[list[Span]]:
         loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self._executor, self.pipeline.detect, notes)
         try:
-            return list(await loop.run_in_executor(self._executor, self.pipeline.detect, notes))
+            return list(await asyncio.wait_for(fut, timeout_s))
+        except TimeoutError:
+            # A thread cannot be interrupted: the stuck call runs on to its end in the old
+            # executor (its result is dropped); the next calls get a fresh thread.
+            self._executor.shutdown(wait=False)
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid-detect")
+            raise DetectionTimeout from None
+
+    async def _detect(self, notes: Sequence[RawNote]) -> list[list[Span] | BaseException]:
+        per_note = self.settings.batch.detect_timeout_s or None
+        try:
+            return list(await self._detect_call(notes, per_note and per_note * len(notes)))
         except Exception:
             pass
-        # Isolate the note that breaks detection; the others go on.
+        # Isolate the note that breaks detection or takes too long; the others go on.
         out: list[list[Span] | BaseException] = []
         for note in notes:
             try:
-                out.append((await loop.run_in_executor(self._executor, self.pipeline.detect, [note]))[0])
+                out.append((await self._detect_call([note], per_note))[0])
+            except DetectionTimeout as exc:
+                log.error("event %s: detection over %.1fs; dead-lettered", note.event_id, per_note or 0)
+                out.append(exc)
             except Exception as exc:
                 out.append(exc)
         return out
