@@ -1,18 +1,72 @@
-"""Person names: a random name of the note's language, memoized per patient.
+"""Persons: one surrogate identity per person, rendered in every mention's own shape.
 
-Family ties follow Tchouka et al. 2022: a full name is looked up whole; its surname has an entry
-of its own, so a relative with the same surname shares its surrogate surname. A name drawn for a
-note is never one of that note's own name words (``names.name_words``).
+A person's surrogate identity is made of memo entries of the patient (keys from ``ctx.key``,
+values are surrogate strings, never PHI):
+
+- one entry per **surname** (``\\x1fsurname\\x1fmartinez`` -> "Jaume"): relatives who share a
+  surname share its surrogate; a Spanish "Martínez García" is two entries, so a child's first
+  surname is its father's first and its second its mother's first, as in the original;
+- one entry per **given name and gender** (``\\x1fgiven\\x1ffemale\\x1flucia`` -> "Carmen"), drawn
+  from the names of that gender: "Mary", "Mary Smith" and "SMITH Mary" render one first name;
+- one **person record** per (first surname, first given name) holding the gender the person was
+  drawn with, so that a later note that says nothing about the gender keeps it;
+- one entry per (surname, initial) for "J. Dupont" in a later note.
+
+Gender comes from the mention's title (Mme, Sra., Doña, Mrs, "la Dr"), its kinship word (sa
+fille, su hijo, his wife), the person record, then the given-name lexicon. Titles, kinship words
+and articles are never replaced: only the name words are (``deid.surrogates.identity``).
+Mentions are linked the way a reader links them: a surname alone, an initial or a given name alone
+goes with the one person of the note that has it and a compatible gender; when two people could
+match, the mention keeps to its own words (its surname or given name entry) and is not merged.
+A name drawn for a note is never one of that note's own name words, and two different surnames
+(or given names) of a note never get the same surrogate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from deid.labels import Label
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext
 from deid.substitution.operators import Operator, register
-from deid.surrogates import names
+from deid.surrogates import identity, names
+from deid.temporal.lexicon import fold
+
+GENDERS = ("female", "male")
+
+
+@dataclass
+class Person:
+    surname: str
+    given: str
+    said: list[str] = field(default_factory=list)  # genders said by titles and kinship words
+    lexicon: str | None = None
+
+
+@dataclass
+class PersonMention:
+    mention: identity.Mention
+    person: tuple[str, str] | None  # the note person it belongs to (first surname, first given)
+
+
+def _k(ctx: NoteContext, *parts: str) -> str:
+    return ctx.key(Label.PERSON, "\x1f" + "\x1f".join(parts))
+
+
+def _compatible(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == b
+
+
+def _persons(ctx: NoteContext) -> dict[tuple[str, str], Person]:
+    got: dict[tuple[str, str], Person] = ctx.shared.setdefault("persons.people", {})
+    return got
+
+
+def _genders(ctx: NoteContext) -> dict[int, str]:  # id(item) -> gender drawn with
+    got: dict[int, str] = ctx.shared.setdefault("persons.gender", {})
+    return got
 
 
 @register("persons")
@@ -20,36 +74,203 @@ class PersonOperator(Operator):
     name = "persons"
     handles = frozenset({"random"})
 
+    # ------------------------------------------------------------------------------- plan
+
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
-        for it in items:
-            it.key = ctx.key(it.label, it.text)
-            parts = names.split_name(it.text)
-            it.data = parts
-            if parts.last and parts.first:
-                it.extra_keys = (ctx.key(it.label, parts.last),)
+        lang = ctx.language
+        people = _persons(ctx)
+        parsed = [identity.parse(it.text, lang) for it in items]
+        for it, m in zip(items, parsed, strict=True):
+            if not m.kept:  # a title or kinship word just before the span
+                before = ctx.note.text[max(0, it.span.start - 40) : it.span.start]
+                if before[-1:].isspace():
+                    title_g, kin_g = identity.context_gender(before)
+                    m.title_gender, m.kin_gender = title_g, kin_g
+        for m in parsed:
+            if m.surnames and m.givens:
+                p = people.setdefault((m.surnames[0], m.givens[0]), Person(m.surnames[0], m.givens[0]))
+                if m.said_gender:
+                    p.said.append(m.said_gender)
+                p.lexicon = p.lexicon or identity.gender_of_given(
+                    next(u.text for u in m.units if u.role == "given"), lang)
+        for it, m in zip(items, parsed, strict=True):
+            it.data = PersonMention(m, self._link(m, people))
+            keys: list[str] = []
+            for u in m.units:
+                if u.role == "surname":
+                    keys.append(_k(ctx, "surname", u.value))
+                elif u.role == "given":
+                    keys += [_k(ctx, "given", g, u.value) for g in GENDERS]
+            if m.surnames and m.givens:
+                keys.append(_k(ctx, "person", m.surnames[0], m.givens[0]))
+            person = it.data.person
+            if person is not None:
+                keys.append(_k(ctx, "person", *person))
+                keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
+                keys.append(_k(ctx, "surname", person[0]))
+            if m.given_initial and m.surnames:
+                keys.append(_k(ctx, "initial", m.surnames[0], m.given_initial))
+            if not m.givens and not m.surnames and m.units:
+                keys.append(_k(ctx, "initials", "".join(u.value for u in m.units)))
+            keys = list(dict.fromkeys(keys))
+            it.key = keys[0] if keys else ""
+            it.extra_keys = tuple(keys[1:])
+
+    @staticmethod
+    def _link(m: identity.Mention, people: Mapping[tuple[str, str], Person]) -> tuple[str, str] | None:
+        def gender(p: Person) -> str | None:
+            return p.said[0] if p.said else p.lexicon
+
+        if m.surnames and m.givens:
+            return (m.surnames[0], m.givens[0])
+        said = m.said_gender
+        if m.surnames:  # "Mme Dupont", "J. Dupont", "DUPONT"
+            cands = [k for k, p in people.items() if p.surname == m.surnames[0] and _compatible(gender(p), said)
+                     and (not m.given_initial or p.given.startswith(m.given_initial))]
+        elif m.givens:  # "Mary", "sa fille Marie"
+            cands = [k for k, p in people.items() if p.given == m.givens[0] and _compatible(gender(p), said)]
+        else:  # "J.D."
+            letters = [u.value for u in m.units]
+            cands = [k for k, p in people.items() if len(letters) == 2 and
+                     p.given.startswith(letters[0]) and p.surname.startswith(letters[1])]
+        return cands[0] if len(cands) == 1 else None
+
+    # ------------------------------------------------------------------------------- draw
 
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
-        out: dict[str, Release] = {}
-        avoid = names.name_words(it.text for it in items)
+        out: dict[str, str] = {}
         lang, rng = ctx.language, ctx.rng
-        for it in items:
-            if it.key in memo or it.key in out:
-                continue
-            parts: names.NameParts = it.data
-            gender = names.gender_of(parts.first) or names.gender_of_title(parts.title)
-            last = ""
-            if parts.last:
-                surname_key = it.extra_keys[0] if it.extra_keys else ""
-                known = memo.get(surname_key) or (out[surname_key].surrogate if surname_key in out else None)
-                last = known.split("|", 1)[1] if known else names.draw_last(rng, lang, parts.last, avoid)
-            first = names.draw_first(rng, lang, gender, avoid) if parts.first else ""
-            out[it.key] = Release(it.key, f"{first}|{last}", 0)
-            for k in it.extra_keys:
-                if k not in memo and k not in out:
-                    out[k] = Release(k, f"|{last}", 0)
-        return list(out.values())
+        people = _persons(ctx)
+        genders = _genders(ctx)
 
-    def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
-        first, _, last = memo[item.key].partition("|")
-        return names.render_name(item.data, first, last), "random"
+        def get(k: str) -> str | None:
+            return out[k] if k in out else memo.get(k)
+
+        mentions: list[identity.Mention] = [it.data.mention for it in items]
+        avoid = set(names.name_words(u.text for m in mentions for u in m.units))
+        # surrogates already given to this note's other names are not drawn again for another one
+        taken = {fold(v) for it in items for k in it.memo_keys() if (v := memo.get(k)) and "|" not in v}
+
+        def history_gender(given: str) -> str | None:
+            have = [g for g in GENDERS if get(_k(ctx, "given", g, given)) is not None]
+            return have[0] if len(have) == 1 else None
+
+        # 1. the gender of each note person, then of each mention
+        person_gender: dict[tuple[str, str], str] = {}
+        for key, p in people.items():
+            record = get(_k(ctx, "person", *key))
+            g = (p.said[0] if p.said else None) or (record.split("|", 1)[0] if record else None) \
+                or p.lexicon or history_gender(p.given) or rng.choice(GENDERS)
+            person_gender[key] = g
+        for i, it in enumerate(items):
+            pm: PersonMention = it.data
+            m = pm.mention
+            if pm.person is not None and pm.person in person_gender:
+                g = m.said_gender or person_gender[pm.person]
+            else:
+                first = next((u.text for u in m.units if u.role == "given"), "")
+                g = m.said_gender or (history_gender(m.givens[0]) if m.givens else None) or \
+                    (identity.gender_of_given(first, lang) if first else None) or rng.choice(GENDERS)
+            genders[id(it)] = g
+
+        def draw_last(original: str) -> str:
+            v = names.draw_last(rng, lang, original, avoid | taken)
+            taken.add(fold(v))
+            return v
+
+        def draw_first(g: str) -> str:
+            for _ in range(8):
+                v = names.draw_first(rng, lang, g, avoid | taken)
+                if " " not in v:
+                    break
+            taken.add(fold(v))
+            return v
+
+        # 2. surnames and given names
+        for i, it in enumerate(items):
+            m = it.data.mention
+            for u in m.units:
+                if u.role == "surname":
+                    k = _k(ctx, "surname", u.value)
+                    if get(k) is None:
+                        out[k] = draw_last(u.value)
+                elif u.role == "given":
+                    k = _k(ctx, "given", genders[id(it)], u.value)
+                    if get(k) is None:
+                        out[k] = draw_first(genders[id(it)])
+        # 3. person records and initials of full persons
+        for key, g in person_gender.items():
+            s, f = key
+            given = get(_k(ctx, "given", g, f))
+            if given is None:
+                given = out[_k(ctx, "given", g, f)] = draw_first(g)
+            surname = get(_k(ctx, "surname", s))
+            if surname is None:
+                surname = out[_k(ctx, "surname", s)] = draw_last(s)
+            if get(_k(ctx, "person", s, f)) is None:
+                out[_k(ctx, "person", s, f)] = f"{g}|{given}|{surname}"
+            if get(_k(ctx, "initial", s, f[:1])) is None:
+                out[_k(ctx, "initial", s, f[:1])] = given
+        # 4. initials of people the note does not name in full
+        for i, it in enumerate(items):
+            m = it.data.mention
+            if m.given_initial and m.surnames and it.data.person is None:
+                k = _k(ctx, "initial", m.surnames[0], m.given_initial)
+                if get(k) is None:
+                    out[k] = draw_first(genders[id(it)])
+            if not m.givens and not m.surnames and m.units:
+                k = _k(ctx, "initials", "".join(u.value for u in m.units))
+                if get(k) is None:
+                    out[k] = "".join(rng.choice("ABCDEFGHIJLMNPRSTV") for _ in m.units)
+        return [Release(k, v, 0) for k, v in out.items()]
+
+    # ----------------------------------------------------------------------------- render
+
+    def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
+        pm: PersonMention = item.data
+        m = pm.mention
+        g = _genders(ctx).get(id(item)) or self._gender_from_memo(ctx, item, memo)
+        values: dict[int, str] = {}
+        person = pm.person
+        for i, u in enumerate(m.units):
+            v: str | None = None
+            if u.role == "surname":
+                v = memo.get(_k(ctx, "surname", u.value))
+            elif u.role == "given":
+                v = memo.get(_k(ctx, "given", g, u.value)) or next(
+                    (memo[k] for x in GENDERS if (k := _k(ctx, "given", x, u.value)) in memo), None)
+            elif u.role == "given_initial":
+                if person is not None:
+                    rec = memo.get(_k(ctx, "person", *person), "")
+                    v = rec.split("|")[1] if rec.count("|") == 2 else None
+                if v is None and m.surnames:
+                    v = memo.get(_k(ctx, "initial", m.surnames[0], u.value))
+                if v is None:
+                    v = self._initials(ctx, m, memo, i)
+            elif u.role == "surname_initial":
+                if person is not None:
+                    v = memo.get(_k(ctx, "surname", person[0]))
+                if v is None:
+                    v = self._initials(ctx, m, memo, i)
+            if v is None:
+                return None
+            values[i] = v
+        return identity.render(m, values), "random"
+
+    @staticmethod
+    def _initials(ctx: NoteContext, m: identity.Mention, memo: Mapping[str, str], i: int) -> str | None:
+        letters = memo.get(_k(ctx, "initials", "".join(u.value for u in m.units)))
+        if letters is None:
+            return None
+        pos = [j for j, u in enumerate(m.units) if u.role.endswith("_initial")].index(i)
+        return letters[pos] if pos < len(letters) else letters[-1:]
+
+    @staticmethod
+    def _gender_from_memo(ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> str:
+        m = item.data.mention
+        if m.said_gender:
+            return str(m.said_gender)
+        person = item.data.person
+        rec = memo.get(_k(ctx, "person", *person), "") if person else ""
+        return rec.split("|", 1)[0] if rec else "female"

@@ -1,33 +1,84 @@
-"""Places and organisations: cities through the exponential mechanism (2023 paper) or planar
-Laplace snapped to the table (2022 baseline); streets, postcodes, countries and organisations
-random. Cities are drawn first so that a postcode of the same note follows its surrogate city.
+"""Places and organisations as records.
+
+Mentions of one address (a street, a postcode, a town, a region, a country that follow each other
+with only punctuation or line breaks between them) form a group, rendered from one row of the
+feed's address table (``deid.surrogates.gazetteer``): the town, its real postcode, its department
+or county, its region or state and its country exist together. The group's memo entry is keyed by
+the true town (canonical name), so "21000", "Dijon" and "DIJON" of one patient share it in every
+note. The true town goes through the place mechanism of the settings (exponential mechanism over
+the fixed candidate set of its first-level unit, planar Laplace, or uniform); a group with no town
+the tables know is drawn uniformly from the feed's table (free: it depends on nothing true).
+
+A hospital or organisation is one unit: its kind words ("CHU", "Clinique", "Hospital
+Universitario", "General Hospital") are kept, its town is replaced by a town large enough for the
+kind ("CHU de Dijon" -> "CHU de Besançon"), with the French "de"/"d'"/"du" agreeing, and a person
+or saint in its name by a drawn one ("Hôpital Bichat" -> "Hôpital Moreau").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from deid.labels import Category, Label
 from deid.store.base import Release
-from deid.substitution.items import Item, NoteContext, placeholder
+from deid.substitution.items import Item, NoteContext
 from deid.substitution.operators import Operator, register
-from deid.surrogates import formats, names, places
+from deid.surrogates import formats, names
+from deid.surrogates import gazetteer as gz
+from deid.surrogates.registry import resolve_strategy
+from deid.temporal.lexicon import fold
+
+_GAP = re.compile(r"^[\s,;:()/–\-]*$")
+_GROUPED = (Label.CITY, Label.POSTCODE, Label.LOCATION, Label.COUNTRY, Label.STREET)
+
+# Words that say what kind of organisation a name is: kept verbatim.
+_ORG_WORDS = {
+    "chu", "chru", "chr", "ch", "chi", "chs", "ghu", "gh", "centre", "center", "centro", "hospitalier",
+    "hospitaliere", "hospitalario", "universitaire", "universitario", "universitaria", "university",
+    "regional", "régional", "general", "hôpital", "hopital", "hospital", "hospitales", "hospices", "civils",
+    "clinique", "polyclinique", "clinica", "clínica", "clinic", "clinico", "clínico", "ehpad", "maison",
+    "institut", "instituto", "institute", "de", "du", "des", "d'", "la", "le", "les", "del", "of", "the",
+    "santé", "sante", "salud", "health", "medical", "médical", "privé", "prive", "privado", "complejo",
+    "residencia", "résidence", "cabinet", "laboratoire", "laboratoires", "pharmacie", "farmacia",
+    "infirmary", "royal", "memorial", "community", "children's", "enfants", "niños", "mère", "infantil",
+    "materno", "et", "y", "and", "médico", "medico", "service", "servicio", "unidad", "unité", "mutualiste",
+}
+_SAINT = re.compile(r"^(saint|sainte|st|ste|san|santa|santo|sant)\b[-. ]*", re.I)
+_BIG = ("chu", "chru", "universit", "clinico", "university", "chr ")
 
 
-def _find_place(text: str, lang: str) -> tuple[places.PlaceTable, places.Place] | None:
-    for table in places.lookup_tables(lang):
-        p = table.find(text)
-        if p is not None:
-            return table, p
-    return None
+@dataclass
+class PlaceMention:
+    region: str  # the table the group's records come from
+    origin: int | None  # the true town's row, when a table knows it
+    role: str  # town, postcode, admin1, admin1_code, admin2, admin2_code, country
+    elision: str = ""
+    exclude: str = ""
 
 
-def _place_value(p: places.Place) -> str:
-    if not p.postcode:  # BFC entries: take the accented name and postcode of the national table
-        q = places.country_table("fr").find(p.name)
-        if q is not None:
-            return f"{q.name}|{q.postcode}"
-    return f"{p.name}|{p.postcode}"
+@dataclass
+class OrgMention:
+    region: str
+    before: str  # text kept before the town or name (connector removed)
+    after: str  # text kept after it
+    town: str  # the true town in the name ("" when the name holds none)
+    min_population: int = 0
+    saint: str = ""  # "Saint-" kept before a replaced saint's name
+
+
+def _groups(items: Sequence[Item], text: str) -> list[list[Item]]:
+    out: list[list[Item]] = []
+    for it in sorted(items, key=lambda i: i.span.start):
+        if it.label not in _GROUPED:
+            continue
+        if out and _GAP.match(text[out[-1][-1].span.end : it.span.start]) and \
+                text[out[-1][-1].span.end : it.span.start].count("\n") <= 2:
+            out[-1].append(it)
+        else:
+            out.append([it])
+    return out
 
 
 @register("places")
@@ -35,65 +86,218 @@ class PlaceOperator(Operator):
     name = "places"
     handles = frozenset({"random", "exponential", "geo"})
 
+    # ------------------------------------------------------------------------------- plan
+
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        region = gz.region_of(ctx.language, ctx.region)
+        text = ctx.note.text
+        city_strategy = resolve_strategy(Label.CITY, ctx.settings)
+        if city_strategy not in self.handles:
+            city_strategy = "random"
+        for group in _groups(items, text):
+            self._plan_group(ctx, group, region, city_strategy)
         for it in items:
-            it.key = ctx.key(it.label, it.text)
-            if it.label is Label.CITY and it.strategy in ("exponential", "geo"):
-                it.costed = _find_place(it.text, ctx.language) is not None
-                it.unit = "feature" if it.strategy == "exponential" else "km"
-                if not it.costed:  # an unknown place is drawn uniformly from the table
-                    it.strategy = "random"
+            if it.label.category is Category.ORG:
+                self._plan_org(ctx, it, region)
+            elif it.label not in _GROUPED:
+                it.key = ctx.key(it.label, it.text)
+
+    def _plan_group(self, ctx: NoteContext, group: list[Item], region: str, city_strategy: str) -> None:
+        text = ctx.note.text
+        anchor: tuple[str, int] | None = None
+        anchor_item: Item | None = None
+        hint = ""  # a state or region named in the group picks among homonyms
+        for it in group:
+            for r in gz.lookup_order(region):
+                if it.label in (Label.LOCATION, Label.COUNTRY) and gz.gazetteer(r).admin_kind(it.text):
+                    hint = hint or gz.gazetteer(r).admin1.get(fold(it.text.strip().rstrip(".")), "")
+                    break
+        for it in sorted(group, key=lambda i: i.label is not Label.CITY):  # a town first, then a postcode
+            if it.label not in (Label.CITY, Label.LOCATION, Label.POSTCODE):
+                continue
+            for r in gz.lookup_order(region):
+                g = gz.gazetteer(r)
+                if it.label is Label.POSTCODE:
+                    found = g.find_postcode(it.text)
+                    idx = found[0] if found else None
+                elif it.label is Label.LOCATION and g.admin_kind(it.text):
+                    idx = None
+                else:
+                    idx = g.find_in(it.text, hint) if hint else g.find(it.text)
+                if idx is not None:
+                    anchor, anchor_item = (r, idx), it
+                    break
+            if anchor is not None:
+                break
+        places = [it for it in group if it.label is not Label.STREET]
+        if anchor is not None:
+            r, idx = anchor
+            key = ctx.key(Label.CITY, f"\x1fplace\x1f{r}\x1f{gz.gazetteer(r).towns[idx].name}")
+        elif any(it.label is not Label.COUNTRY for it in places):
+            first = next(it for it in places if it.label is not Label.COUNTRY)
+            key = ctx.key(first.label, f"\x1fplace\x1f{first.text}")
+        else:
+            key = ""
+        rg = anchor[0] if anchor else region
+        g = gz.gazetteer(rg)
+        lead = anchor_item or next((it for it in places if it.label is Label.CITY), None)
+        elision = gz.elision_of(text[max(0, lead.span.start - 6) : lead.span.start], ctx.language) if lead else ""
+        for it in group:
+            if it.label is Label.STREET or not key or (it.label is Label.COUNTRY and not
+                                                         gz.is_own_country(it.text, rg)):
+                it.key = ctx.key(it.label, it.text)
+                continue
+            role = "town"
+            if it.label is Label.POSTCODE:
+                role = "postcode"
+            elif it.label is Label.COUNTRY:
+                role = "country"
+            elif it.label is Label.LOCATION and it is not anchor_item:
+                role = g.admin_kind(it.text) or "town"
+            it.key = key
+            it.data = PlaceMention(rg, anchor[1] if anchor else None, role, elision,
+                                   it.text if it.label is Label.CITY else "")
+        for it in group:  # only the town a table knows goes through the mechanism
+            if it is not anchor_item and it.strategy in ("exponential", "geo"):
+                it.strategy = "random"
+        if anchor_item is not None and city_strategy in ("exponential", "geo"):
+            anchor_item.strategy = city_strategy
+            anchor_item.costed = True
+            anchor_item.unit = "feature" if city_strategy == "exponential" else "km"
+
+    def _plan_org(self, ctx: NoteContext, it: Item, region: str) -> None:
+        text = it.text
+        words = list(re.finditer(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", text))
+        # the longest run of words that is a town of a table, preferring the latest one
+        best: tuple[int, int, str, str] | None = None
+        for r in gz.lookup_order(region)[:1]:  # the feed's table: "San Carlos" is no Californian town here
+            g = gz.gazetteer(r)
+            for a in range(len(words)):
+                for b in range(len(words), a, -1):
+                    s, e = words[a].start(), words[b - 1].end()
+                    cand = text[s:e]
+                    if fold(cand) in _ORG_WORDS or len(cand) < 3 or g.find(cand) is None:
+                        continue
+                    if all(fold(w.group()) in _ORG_WORDS for w in words[a:b]):
+                        continue
+                    if _SAINT.match(cand) and not re.search(r"(?i)(\b(de|du|des|del|of)\s+|['’])$", text[:s]):
+                        continue  # "Hôpital Saint-Louis", "Hospital Clínico San Carlos": a saint
+                    if best is None or (e - s) > (best[1] - best[0]):
+                        best = (s, e, r, cand)
+            if best is not None:
+                break
+        kind = fold(text)
+        if best is not None:
+            s, e, r, town = best
+            before = re.sub(r"(?i)\b(de|du|des|del)\s+$|\b[dD]['’]$", "", text[:s])
+            joined = before != text[:s]
+            big = any(b in kind + " " for b in _BIG)
+            minimum = 100_000 if big else 15_000 if re.search(r"hospital|hospitalier|\bch\b|general", kind) else 5_000
+            it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{r}\x1f{fold(town)}\x1f{minimum}")
+            it.data = OrgMention(r, before + ("\x00" if joined else ""), text[e:], town, minimum)
+            return
+        # no town: keep the kind words, replace the rest (a person's or a saint's name)
+        keep = 0
+        for w in words:
+            if fold(w.group()) in _ORG_WORDS:
+                keep = w.end()
+            else:
+                break
+        rest = text[keep:]
+        m = _SAINT.match(rest.lstrip())
+        saint = ""
+        if m and len(rest.lstrip()) > m.end():
+            saint = rest.lstrip()[: m.end()]
+        it.key = ctx.key(it.label, text)
+        it.data = OrgMention(region, text[:keep], "", "", 0, saint)
+
+    # ------------------------------------------------------------------------------- draw
 
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
         out: dict[str, Release] = {}
-        city_postcode = ""
-        lang, rng, p = ctx.language, ctx.rng, ctx.settings.privacy
-        for it in sorted(items, key=lambda it: it.label is not Label.CITY):
-            if it.key in memo or it.key in out:
-                if it.label is Label.CITY:
-                    city_postcode = (memo.get(it.key) or out[it.key].surrogate).partition("|")[2]
+        rng, lang = ctx.rng, ctx.language
+        costed_keys = {it.key for it in items if it.costed}
+        avoid = names.name_words(it.text for it in items if it.label.category is Category.ORG)
+        for it in sorted(items, key=lambda i: not i.costed):
+            if not it.key or it.key in memo or it.key in out:
                 continue
-            if it.costed:
-                if it.key not in eps:
-                    continue  # not paid for: nothing may be drawn
-                found = _find_place(it.text, lang)
-                assert found is not None
-                table, origin = found
-                chosen = (table.geo(rng, origin, eps[it.key]) if it.strategy == "geo"
-                          else table.exponential(rng, origin, eps[it.key], p.place_radius_km, p.place_k))
-                value = _place_value(chosen)
-                out[it.key] = Release(it.key, value, cost[it.key])
+            d = it.data
+            if isinstance(d, PlaceMention):
+                g = gz.gazetteer(d.region)
+                if it.costed:
+                    if it.key not in eps:
+                        continue  # not paid for: nothing may be drawn
+                    assert d.origin is not None
+                    i = (g.geo(rng, d.origin, eps[it.key], d.elision) if it.strategy == "geo"
+                         else g.exponential(rng, d.origin, eps[it.key], d.elision))
+                    out[it.key] = Release(it.key, g.record(rng, i), cost[it.key])
+                elif it.key not in costed_keys:
+                    exclude = g.towns[d.origin].name if d.origin is not None else d.exclude
+                    out[it.key] = Release(it.key, g.record(rng, g.uniform(rng, exclude, elision=d.elision)), 0)
+            elif isinstance(d, OrgMention):
+                out[it.key] = Release(it.key, self._org(ctx, it, d, avoid), 0)
             else:
-                value = self._random(ctx, it, city_postcode)
-                out[it.key] = Release(it.key, value, 0)
-            if it.label is Label.CITY:
-                city_postcode = value.partition("|")[2]
+                out[it.key] = Release(it.key, self._other(ctx, it), 0)
         return list(out.values())
 
-    def _random(self, ctx: NoteContext, it: Item, city_postcode: str) -> str:
+    def _org(self, ctx: NoteContext, it: Item, d: OrgMention, avoid: frozenset[str]) -> str:
+        rng, lang = ctx.rng, ctx.language
+        if d.town:
+            g = gz.gazetteer(d.region)
+            return g.record(rng, g.uniform(rng, d.town, d.min_population))
+        if d.saint:
+            return names.draw_first(rng, lang, "female" if fold(d.saint).startswith(("sainte", "ste", "santa"))
+                                    else "male", avoid)
+        if not d.before.strip():  # no kind word: a name of the language's kind
+            town = gz.gazetteer(gz.region_of(lang, ctx.region))
+            return formats.organisation(rng, lang, town.towns[town.uniform(rng)].name, names.draw_last(rng, lang, "", avoid))
+        return names.draw_last(rng, lang, "", avoid)
+
+    def _other(self, ctx: NoteContext, it: Item) -> str:
         lab, lang, text, rng = it.label, ctx.language, it.text, ctx.rng
         if lab is Label.STREET:
             return formats.street(rng, lang, text)
-        if lab is Label.POSTCODE:
-            return formats.postcode(rng, text, city_postcode)
         if lab is Label.COUNTRY:
             return formats.country(rng, lang, text)
-        if lab in (Label.CITY, Label.LOCATION):
-            return _place_value(places.tables_for(lang)[-1].uniform(rng, text))
-        if lab.category is Category.ORG:
-            city = places.tables_for(lang)[-1].uniform(rng).name
-            return formats.organisation(rng, lang, city, names.draw_last(rng, lang))
-        return placeholder(lab)
+        return f"[{lab.category.value}]"
+
+    # ----------------------------------------------------------------------------- render
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
         if item.key not in memo:
             return None
         value = memo[item.key]
-        if item.label in (Label.CITY, Label.LOCATION):
-            return names.match_case(item.text, value.split("|", 1)[0]), item.strategy
-        if item.label is Label.POSTCODE:
-            a = [c for c in item.text if c.isalnum()]
-            b = [c for c in value if c.isalnum()]
-            return (formats.reshape(item.text, "".join(b)) if len(a) == len(b) else value), "random"
+        d = item.data
+        if isinstance(d, PlaceMention):
+            rec = gz.PlaceRecord.parse(value)
+            if rec is None:
+                return None
+            return _render_place(item.text, d.role, rec), item.strategy
+        if isinstance(d, OrgMention):
+            if d.town:
+                rec = gz.PlaceRecord.parse(value)
+                if rec is None:
+                    return None
+                town = names.match_case(d.town, rec.town)
+                body = gz.with_connector(town, ctx.language) if d.before.endswith("\x00") else town
+                return d.before.rstrip("\x00") + body + d.after, "random"
+            if d.saint:
+                return d.before + (" " if d.before and not d.before.endswith(" ") else "") + d.saint + value, "random"
+            if d.before.strip():
+                sep = "" if d.before.endswith((" ", "'", "’")) else " "
+                return d.before + sep + names.match_case(item.text[len(d.before):], value), "random"
+            return value, "random"
         return value, "random"
+
+
+def _render_place(original: str, role: str, rec: gz.PlaceRecord) -> str:
+    if role == "postcode":
+        a = [c for c in original if c.isalnum()]
+        b = [c for c in rec.postcode if c.isalnum()]
+        return formats.reshape(original, "".join(b)) if len(a) == len(b) else rec.postcode
+    if role == "country":
+        return original  # the same country: the row is in the mentioned country's table
+    value = {"admin1": rec.admin1_name, "admin1_code": rec.admin1_code, "admin2": rec.admin2_name,
+             "admin2_code": rec.admin2_code}.get(role, rec.town)
+    return names.match_case(original, value or rec.town)

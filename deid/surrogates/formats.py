@@ -212,12 +212,16 @@ def street(rng: random.Random, lang: str, original: str) -> str:
     types, names = _STREET.get(lang, _STREET["fr"])
     kind, name = rng.choice(types), rng.choice(names)
     has_number = bool(re.match(r"\s*\d", original))
+    trailing = bool(re.search(r"\d+\s*$", original)) and not has_number  # "Calle Mayor 3"
     num = f"{rng.randint(1, 120)} " if has_number else ""
     if lang == "en":
         return f"{num}{name} {kind}"
     body = f"{kind} {name}"
     if original[:1].isupper() and not has_number:
         body = body[:1].upper() + body[1:]
+    if trailing:
+        sep = ", " if re.search(r",\s*\d+\s*$", original) else " "
+        return f"{body}{sep}{rng.randint(1, 120)}"
     return f"{num}{body}"
 
 

@@ -1,0 +1,308 @@
+"""Address tables: towns with what exists together with them (postcodes, department / province /
+county, region / community / state / nation, country), one table per feed region (FR, ES, US, GB).
+
+A surrogate place is one row of a table, so a postcode, a town, a region and a country rendered
+from it exist together. The place mechanism (``exponential_distribution``) is the exponential
+mechanism of Tchouka et al. 2023 over a candidate set fixed before the true place is seen: the
+towns of the true town's first-level unit (a fixed partition of the public table), with the
+distance of coordinates and size inside the utility (``docs/PRIVACY.md``, "Places").
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+import random
+import re
+import string
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from deid.temporal.lexicon import fold
+
+REGIONS = ("FR", "ES", "US", "GB")
+COUNTRY = {"FR": "France", "ES": "España", "US": "United States", "GB": "United Kingdom"}
+COUNTRY_ALIASES = {
+    "FR": ("france", "republique francaise"),
+    "ES": ("espana", "spain", "espagne", "reino de espana"),
+    "US": ("usa", "u.s.a.", "us", "u.s.", "united states", "united states of america", "etats unis", "estados unidos"),
+    "GB": ("uk", "u.k.", "united kingdom", "great britain", "britain", "royaume uni", "reino unido"),
+}
+_ARTICLE = re.compile(r"^(le|la|les|l)\b", re.I)
+_ARRONDISSEMENT = re.compile(
+    r"^(paris|lyon|marseille)\s*[- ]?\s*(\d{1,2})\s*(?:e|er|eme|ème|è)?(?:\s*arr(?:ondissement|\.)?)?$")
+_VOWELS = set("aeiouyh")
+
+
+@dataclass(frozen=True, slots=True)
+class Town:
+    name: str
+    postcodes: tuple[str, ...]
+    admin2_code: str
+    admin2_name: str
+    admin1_code: str
+    admin1_name: str
+    lat: float
+    lon: float
+    population: int
+    area: str  # GB postcode area (letters), ES province prefix (digits)
+
+
+def town_key(name: str) -> str:
+    """Folded comparison form: accents, hyphens, apostrophes, "Saint"/"St" and arrondissements
+    ("Lyon 07", "Paris 13e": the same city to a reader) do not matter."""
+    f = fold(name).replace("-", " ").replace("'", " ").replace("’", " ").replace(".", " ")
+    f = " ".join(f.split())
+    m = _ARRONDISSEMENT.match(f)
+    if m:
+        f = m.group(1)
+    f = re.sub(r"\b(saint|st)\b", "st", f)
+    f = re.sub(r"\b(sainte|ste)\b", "ste", f)
+    return f
+
+
+class Gazetteer:
+    """One region's table. Coordinates and log population are normalised to [0, 1] with the
+    table's own bounds (public constants, never the true place)."""
+
+    def __init__(self, region: str, towns: list[Town]) -> None:
+        if not towns:
+            raise ValueError("empty gazetteer")
+        self.region = region
+        self.towns = towns
+        lats = [t.lat for t in towns]
+        lons = [t.lon for t in towns]
+        pops = [math.log1p(t.population) for t in towns]
+
+        def norm(v: float, lo: float, hi: float) -> float:
+            return (v - lo) / (hi - lo) if hi > lo else 0.0
+
+        bounds = [(min(c), max(c)) for c in (lats, lons, pops)]
+        self.vectors = [
+            tuple(norm(v, *b) for v, b in zip((t.lat, t.lon, p), bounds, strict=True))
+            for t, p in zip(towns, pops, strict=True)
+        ]
+        self.by_name: dict[str, int] = {}
+        self.by_postcode: dict[str, list[int]] = {}
+        self.blocks: dict[str, list[int]] = {}
+        self.admin1: dict[str, str] = {}  # folded name or code -> admin1 code
+        self.admin2: dict[str, str] = {}
+        for i, t in enumerate(towns):  # rows come by decreasing population: the first name wins
+            self.by_name.setdefault(town_key(t.name), i)
+            for pc in t.postcodes:
+                self.by_postcode.setdefault(pc, []).append(i)
+            self.blocks.setdefault(t.admin1_code, []).append(i)
+            for k in (t.admin1_name,) + ((t.admin1_code,) if region != "FR" else ()):
+                if k:
+                    self.admin1.setdefault(fold(k), t.admin1_code)
+            for k in (t.admin2_name,) + ((t.admin2_code,) if region != "FR" else ()):
+                if k:
+                    self.admin2.setdefault(fold(k), t.admin2_name)
+
+    # ------------------------------------------------------------------------------ lookups
+
+    def find(self, text: str) -> int | None:
+        return self.by_name.get(town_key(text))
+
+    def find_postcode(self, text: str) -> list[int]:
+        raw = text.strip().upper()
+        digits = re.sub(r"\D", "", raw)
+        if self.region in ("FR", "US"):
+            return self.by_postcode.get(digits[:5], []) if len(digits) >= 5 else []
+        if self.region == "ES":
+            return [i for i in self.blocks_by_area().get(digits[:2], [])] if len(digits) == 5 else []
+        m = re.match(r"^([A-Z]{1,2})\d", raw)
+        return self.blocks_by_area().get(m.group(1), []) if m else []
+
+    @cache  # noqa: B019 - one table per region, kept for the process
+    def blocks_by_area(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for i, t in enumerate(self.towns):
+            if t.area:
+                out.setdefault(t.area, []).append(i)
+        return out
+
+    def admin_kind(self, text: str) -> str | None:
+        """"admin1", "admin1_code", "admin2" or "admin2_code" when ``text`` names a unit of the table."""
+        f = fold(text.strip().rstrip("."))
+        if f in self.admin1:
+            return "admin1_code" if f == fold(self.admin1[f]) else "admin1"
+        if f in self.admin2:
+            return "admin2_code" if f.isdigit() else "admin2"
+        return None
+
+    def find_in(self, text: str, admin1: str) -> int | None:
+        """The town named ``text`` in the unit ``admin1`` (homonyms: Springfield, MA), else
+        the most populous one."""
+        k = town_key(text)
+        for i in self.blocks.get(admin1, []):
+            if town_key(self.towns[i].name) == k:
+                return i
+        return self.find(text)
+
+    # --------------------------------------------------------------------------- mechanisms
+
+    def distance(self, i: int, j: int) -> float:
+        """Euclidean distance of normalised (lat, lon, log population), divided by sqrt(3): in
+        [0, 1], a metric."""
+        a, b = self.vectors[i], self.vectors[j]
+        return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) / len(a))
+
+    def candidates(self, origin: int, elision: str = "") -> list[int]:
+        """The fixed candidate set of ``origin``: every town of its first-level unit (a partition
+        of the public table chosen before any note is read), less the names a French context
+        could not take (an article-initial name, or the other elision class)."""
+        return [i for i in self.blocks[self.towns[origin].admin1_code] if _fits(self.towns[i].name, elision)]
+
+    def exponential_distribution(self, origin: int, epsilon: float, elision: str = "") -> tuple[list[int], list[float]]:
+        """P[i | origin] ∝ exp(eps · (1 - d(origin, i)) / (2 ΔU)), ΔU = 1, over the fixed candidates."""
+        from deid.privacy.mechanisms import exponential_weights
+
+        cands = self.candidates(origin, elision)
+        return cands, exponential_weights([1.0 - self.distance(origin, i) for i in cands], epsilon, 1.0)
+
+    def exponential(self, rng: random.Random, origin: int, epsilon: float, elision: str = "") -> int:
+        cands, probs = self.exponential_distribution(origin, epsilon, elision)
+        return rng.choices(cands, weights=probs, k=1)[0]
+
+    def geo(self, rng: random.Random, origin: int, epsilon_per_km: float, elision: str = "") -> int:
+        """Planar Laplace noise snapped to the nearest town of the whole table (the 2022 baseline)."""
+        from deid.privacy.mechanisms import planar_laplace
+
+        o = self.towns[origin]
+        dx, dy = planar_laplace(rng, epsilon_per_km)
+        lat = o.lat + dy / 111.32
+        lon = o.lon + dx / (111.32 * max(math.cos(math.radians(o.lat)), 1e-6))
+        pool = [i for i in range(len(self.towns)) if _fits(self.towns[i].name, elision)] or list(range(len(self.towns)))
+        return min(pool, key=lambda i: _km(lat, lon, self.towns[i].lat, self.towns[i].lon))
+
+    def uniform(self, rng: random.Random, exclude: str = "", min_population: int = 0, elision: str = "") -> int:
+        """A town drawn uniformly from the whole table (free: it depends on nothing true), never
+        the excluded one."""
+        ex = town_key(exclude) if exclude else ""
+        pool = [i for i, t in enumerate(self.towns)
+                if t.population >= min_population and _fits(t.name, elision) and town_key(t.name) != ex]
+        return rng.choice(pool or [i for i, t in enumerate(self.towns) if town_key(t.name) != ex])
+
+    # ------------------------------------------------------------------------------ records
+
+    def record(self, rng: random.Random, i: int) -> str:
+        """The memo value of a surrogate place: the row's fields, with a postcode of the row (a
+        real one for FR and US; for ES the province prefix and for GB the postcode area are real,
+        the rest of the code drawn)."""
+        t = self.towns[i]
+        if t.postcodes:
+            pc = t.postcodes[0] if len(t.postcodes) == 1 else rng.choice(t.postcodes)
+        elif self.region == "ES":
+            pc = t.area + (f"0{rng.randint(1, 50):02d}" if t.population > 100_000 else f"{rng.randint(1, 99):02d}0")
+        elif self.region == "GB":
+            pc = f"{t.area}{rng.randint(1, 20)} {rng.randint(1, 9)}{rng.choice('ABDEFGHJLNPQRSTUWXYZ')}" \
+                 f"{rng.choice('ABDEFGHJLNPQRSTUWXYZ')}"
+        else:
+            pc = "".join(rng.choice(string.digits) for _ in range(5))
+        return "|".join((self.region, t.name, pc, t.admin2_code, t.admin2_name, t.admin1_code, t.admin1_name))
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceRecord:
+    region: str
+    town: str
+    postcode: str
+    admin2_code: str
+    admin2_name: str
+    admin1_code: str
+    admin1_name: str
+
+    @classmethod
+    def parse(cls, value: str) -> PlaceRecord | None:
+        parts = value.split("|")
+        return cls(*parts) if len(parts) == 7 else None
+
+    @property
+    def country(self) -> str:
+        return COUNTRY.get(self.region, "")
+
+
+def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
+
+
+def _fits(name: str, elision: str) -> bool:
+    """French contexts: "à Le Mans" and "de Auxerre" are wrong, "d'Besançon" too."""
+    if not elision:
+        return True
+    if _ARTICLE.match(fold(name)) and (name[1:2] in (" ", "'", "’") or name[2:3] in (" ", "'", "’")
+                                        or name[3:4] == " "):
+        return False
+    initial = fold(name)[:1]
+    if elision == "vowel":
+        return initial in _VOWELS
+    if elision == "consonant":
+        return initial not in _VOWELS
+    return True
+
+
+def elision_of(before: str, lang: str) -> str:
+    """What the text just before a French place name asks of a surrogate name: "vowel" after an
+    elided article or preposition (d', l'), "consonant" after "de", "fr" otherwise in French (no
+    article-initial names), "" elsewhere."""
+    if lang != "fr":
+        return ""
+    tail = before[-4:].casefold()
+    if re.search(r"\b[dl]['’]$", tail):
+        return "vowel"
+    if re.search(r"\bde\s$", before[-4:].casefold()):
+        return "consonant"
+    return "fr"
+
+
+@cache
+def gazetteer(region: str) -> Gazetteer:
+    blob = resources.files("deid.data").joinpath(f"gazetteer_{region.lower()}.csv.gz").read_bytes()
+    rows = list(csv.DictReader(io.StringIO(gzip.decompress(blob).decode("utf-8"))))
+    return Gazetteer(region, [
+        Town(r["town"], tuple(p for p in r["postcodes"].split(";") if p), r["admin2_code"], r["admin2_name"],
+             r["admin1_code"], r["admin1_name"], float(r["lat"]), float(r["lon"]), int(r["population"]), r["area"])
+        for r in rows
+    ])
+
+
+def region_of(lang: str, region: str) -> str:
+    if region in REGIONS:
+        return region
+    return {"fr": "FR", "es": "ES", "en": "US"}.get(lang, "FR")
+
+
+def lookup_order(region: str) -> list[str]:
+    """The feed's table first, then the others (a French note about a patient born in Madrid)."""
+    return [region] + [r for r in REGIONS if r != region]
+
+
+def is_own_country(text: str, region: str) -> bool:
+    return fold(text.strip()).rstrip(".") in {a.rstrip(".") for a in COUNTRY_ALIASES.get(region, ())} or \
+        fold(text.strip()) == fold(COUNTRY.get(region, "\0"))
+
+
+def connector(town: str, lang: str) -> str:
+    """The French "de" that goes before ``town``: d', du, des, de."""
+    if lang != "fr":
+        return "de "
+    f = fold(town)
+    if f.startswith("le "):
+        return "du "
+    if f.startswith("les "):
+        return "des "
+    return "d'" if f[:1] in _VOWELS else "de "
+
+
+def with_connector(town: str, lang: str) -> str:
+    c = connector(town, lang)
+    if c in ("du ", "des "):
+        return c + town.split(" ", 1)[1]
+    return c + town

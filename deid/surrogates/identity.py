@@ -1,0 +1,347 @@
+"""Reading a person mention: which words are kept (titles, kinship words, articles), which are
+given names, surnames or initials, and what gender the mention says.
+
+A mention is read word by word with offsets, so that its surrogate is written back in the
+mention's own shape: order ("NOM Prénom", "Nom, Prénom", "Mme Nom (Prénom)"), case, initials,
+hyphens, punctuation and every kept word stay where they were. Surnames are units: "Martínez
+García" is two (Spanish double surname), "Bernard-Martin" two joined by a hyphen, "de la Fontaine"
+one (particles belong to the surname that follows them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from deid.surrogates import names
+from deid.temporal.lexicon import fold
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*(?:-[^\W\d_]+(?:['’][^\W\d_]+)*)*\.?")
+
+KIN: dict[str, str | None] = {
+    # fr
+    "fils": "male", "fille": "female", "pere": "male", "mere": "female", "frere": "male", "soeur": "female",
+    "sœur": "female", "epoux": "male", "epouse": "female", "mari": "male", "femme": "female",
+    "conjoint": "male", "conjointe": "female", "compagnon": "male", "compagne": "female", "oncle": "male",
+    "tante": "female", "neveu": "male", "niece": "female", "grand-pere": "male", "grand-mere": "female",
+    "petit-fils": "male", "petite-fille": "female", "cousin": "male", "cousine": "female", "gendre": "male",
+    "belle-fille": "female", "beau-fils": "male", "belle-mere": "female", "beau-pere": "male",
+    "beau-frere": "male", "belle-soeur": "female", "papa": "male", "maman": "female", "veuve": "female",
+    "veuf": "male", "ami": "male", "amie": "female", "voisin": "male", "voisine": "female",
+    # es
+    "hijo": "male", "hija": "female", "padre": "male", "madre": "female", "hermano": "male",
+    "hermana": "female", "esposo": "male", "esposa": "female", "marido": "male", "mujer": "female",
+    "tio": "male", "tia": "female", "sobrino": "male", "sobrina": "female", "abuelo": "male",
+    "abuela": "female", "nieto": "male", "nieta": "female", "primo": "male", "prima": "female",
+    "suegro": "male", "suegra": "female", "yerno": "male", "nuera": "female", "cunado": "male",
+    "cunada": "female", "pareja": None, "novio": "male", "novia": "female", "amigo": "male", "amiga": "female",
+    "vecino": "male", "vecina": "female",
+    # en
+    "son": "male", "daughter": "female", "father": "male", "mother": "female", "brother": "male",
+    "sister": "female", "husband": "male", "wife": "female", "uncle": "male", "aunt": "female",
+    "nephew": "male", "niece_en": "female", "grandfather": "male", "grandmother": "female",
+    "grandson": "male", "granddaughter": "female", "mom": "female", "mum": "female", "dad": "male",
+    "partner": None, "friend": None, "boyfriend": "male", "girlfriend": "female", "widow": "female",
+    "neighbour": None, "neighbor": None, "son-in-law": "male", "daughter-in-law": "female",
+}
+# words kept before a name only when a title or a kinship word is among them ("Le Goff" is a name)
+_DETERMINERS = {"sa", "son", "ses", "le", "la", "les", "l'", "leur", "du", "de", "des", "su", "sus", "el",
+                "del", "los", "las", "his", "her", "their", "the", "our", "my", "mon", "ma", "notre", "a", "of",
+                "y", "et", "and", "chez"}
+_TITLE_GENDER: dict[str, str | None] = {
+    "m": "male", "m.": "male", "mr": "male", "mr.": "male", "monsieur": "male", "mme": "female",
+    "mme.": "female", "mlle": "female", "mlle.": "female", "madame": "female", "mademoiselle": "female",
+    "mrs": "female", "mrs.": "female", "ms": "female", "ms.": "female", "miss": "female",
+    "sr": "male", "sr.": "male", "senor": "male", "sra": "female", "sra.": "female", "senora": "female",
+    "srta": "female", "srta.": "female", "senorita": "female", "don": "male", "d.": "male", "dona": "female",
+    "dna.": "female", "dña.": "female", "dra": "female", "dra.": "female", "doctora": "female",
+    "docteure": "female", "dr": None, "dr.": None, "doctor": None, "docteur": None, "pr": None, "pr.": None,
+    "prof": None, "prof.": None, "professeur": None, "professeure": "female", "profesor": "male",
+    "profesora": "female", "professor": None, "sir": "male", "lady": "female", "dame": "female",
+    "me": None, "me.": None, "maitre": None, "maître": None, "nurse": None, "infirmier": "male",
+    "infirmiere": "female", "enfermero": "male", "enfermera": "female",
+}
+_MAIDEN = {"nee", "née", "ne", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve", "born"}
+_PARTICLES = {"de", "del", "de la", "la", "le", "du", "des", "van", "von", "der", "den", "da", "di", "dos",
+              "das", "mac", "st", "st.", "ben", "el", "y", "i", "d'", "l'"}
+_ARTICLE_GENDER = {"le": "male", "la": "female", "el": "male", "del": "male", "un": "male", "une": "female"}
+
+
+@dataclass
+class Unit:
+    """One replaceable piece of a name: a given name, a surname, or an initial of either."""
+
+    start: int  # offsets inside the mention
+    end: int
+    role: str  # given | surname | given_initial | surname_initial
+    value: str  # folded (for an initial: its letter)
+    text: str  # as written (case template)
+
+
+@dataclass
+class Mention:
+    text: str
+    units: list[Unit] = field(default_factory=list)
+    title_gender: str | None = None
+    kin_gender: str | None = None
+    kept: bool = False  # a title or kinship word was kept
+
+    @property
+    def givens(self) -> list[str]:
+        return [u.value for u in self.units if u.role == "given"]
+
+    @property
+    def surnames(self) -> list[str]:
+        return [u.value for u in self.units if u.role == "surname"]
+
+    @property
+    def given_initial(self) -> str:
+        return next((u.value for u in self.units if u.role == "given_initial"), "")
+
+    @property
+    def said_gender(self) -> str | None:
+        return self.title_gender or self.kin_gender
+
+
+@cache
+def _lexicons() -> tuple[frozenset[str], frozenset[str]]:
+    given = {fold(n) for lists in names.name_lists().values() for g in ("male", "female") for n in lists[g]}
+    last = {fold(n) for lists in names.name_lists().values() for n in lists["last"]}
+    return frozenset(given), frozenset(last)
+
+
+def is_given(word: str) -> bool:
+    return fold(word.rstrip(".")) in _lexicons()[0] or any(
+        fold(p) in _lexicons()[0] for p in word.split("-")[:1] if "-" in word)
+
+
+def is_surname(word: str) -> bool:
+    return fold(word) in _lexicons()[1]
+
+
+@cache
+def _gendered(lang: str) -> dict[str, frozenset[str]]:
+    lists = names.name_lists()
+    out: dict[str, frozenset[str]] = {}
+    for g in ("male", "female"):
+        out[g] = frozenset(fold(n) for n in lists.get(lang, {}).get(g, ()))
+    return out
+
+
+def gender_of_given(word: str, lang: str) -> str | None:
+    """The gender of a given name in the note's language's lists, then in the others', then by
+    the endings most names of the language follow ("María" is in both Spanish lists, as in
+    "José María": its ending decides)."""
+    f = fold(word.split("-")[0].rstrip("."))
+    for la in (lang, *(x for x in ("fr", "es", "en") if x != lang)):
+        lists = _gendered(la)
+        hits = [g for g in ("male", "female") if f in lists[g]]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            break
+    if lang in ("es", "fr", "en") and len(f) > 2 and f.endswith("a"):
+        return "female"
+    if lang == "es" and f.endswith("o"):
+        return "male"
+    if lang == "fr" and f.endswith(("ette", "ine", "elle", "ienne")):
+        return "female"
+    return None
+
+
+def _is_initial(tok: str) -> bool:
+    core = tok.replace(".", "").replace("-", "")
+    return bool(core) and core.isalpha() and core.isupper() and (len(core) == 1 or (
+        "." in tok and len(core) <= 3))
+
+
+def _key(tok: str) -> str:
+    return fold(tok)
+
+
+def parse(text: str, lang: str) -> Mention:
+    m = Mention(text)
+    toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
+    # ---- kept words before the name: titles, kinship words, articles and possessives with them
+    n_prefix, has_marker, title_g, kin_g, art_g = 0, False, None, None, None
+    for i, (_, _, w) in enumerate(toks):
+        f = _key(w)
+        if i == len(toks) - 1:
+            break
+        if f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER:
+            title_g = title_g or _TITLE_GENDER.get(f, _TITLE_GENDER.get(f.rstrip(".")))
+            has_marker = True
+        elif f in KIN or f.rstrip(".") in KIN:
+            kin_g = kin_g or KIN.get(f)
+            has_marker = True
+        elif f in _DETERMINERS:
+            nxt = _key(toks[i + 1][2])
+            if title_g is not None and nxt not in KIN:  # "Mme Le Goff": the article is the name's
+                break
+            art_g = art_g or _ARTICLE_GENDER.get(f)
+        else:
+            break
+        n_prefix = i + 1
+    if not has_marker:
+        n_prefix = 0
+        title_g = kin_g = art_g = None
+    # "Dr" agrees with its article: "la Dr X", "el Dr. X"
+    if title_g is None and has_marker and art_g and any(_TITLE_GENDER.get(_key(w)) is None
+                                                        and _key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix]):
+        title_g = art_g
+    m.title_gender, m.kin_gender, m.kept = title_g, kin_g, has_marker
+    has_title = any(_key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix])
+    body = toks[n_prefix:]
+    # a maiden-name marker splits the body: what follows it is a surname
+    maiden_at = next((i for i, (_, _, w) in enumerate(body) if _key(w) in _MAIDEN and i > 0), None)
+    maiden = body[maiden_at + 1:] if maiden_at is not None else []
+    body = body[:maiden_at] if maiden_at is not None else body
+    roles = _roles(text, body, lang, has_title, has_marker)
+    for (s, e, w), role in zip(body, roles, strict=True):
+        _add(m, s, e, w, role)
+    for s, e, w in maiden:
+        _add(m, s, e, w, "surname")
+    _merge_particles(m, text)
+    return m
+
+
+def _add(m: Mention, s: int, e: int, w: str, role: str) -> None:
+    if role == "keep" or (role == "given" and fold(w) in _PARTICLES):
+        return
+    if _is_initial(w):
+        letters = [(s + i, c) for i, c in enumerate(w) if c.isalpha()]
+        for pos, c in letters:
+            m.units.append(Unit(pos, pos + 1, f"{role}_initial" if role in ("given", "surname") else role,
+                                c.casefold(), c))
+        return
+    word = w.rstrip(".") if not w.endswith("..") else w
+    pos = s
+    for part in word.split("-"):
+        if part:
+            m.units.append(Unit(pos, pos + len(part), role, fold(part), part))
+        pos += len(part) + 1
+
+
+def _roles(text: str, body: list[tuple[int, int, str]], lang: str, has_title: bool, has_marker: bool) -> list[str]:
+    n = len(body)
+    if n == 0:
+        return []
+    words = [w for _, _, w in body]
+    # "Nom, Prénom": a comma between name words
+    for i in range(1, n):
+        gap = text[body[i - 1][1]:body[i][0]]
+        if "," in gap:
+            return ["surname"] * i + ["given"] * (n - i)
+    # "NOM (Prénom)": a word in parentheses after the first is a given name
+    paren = [i for i in range(1, n) if "(" in text[body[i - 1][1]:body[i][0]]]
+    if paren:
+        i = paren[0]
+        inner = _roles(text, body[:i], lang, has_title, has_marker)
+        if "given" not in inner:
+            return inner + ["given"] * (n - i)
+        return inner + ["keep"] * (n - i)
+    if n == 1:
+        w = words[0]
+        if _is_initial(w):
+            return ["given"]
+        if not has_title and is_given(w) and not (w.isupper() and len(w) > 1 and is_surname(w)):
+            return ["given"]
+        return ["surname"]
+    caps = [w.isupper() and len(w.rstrip(".")) > 1 for w in words]
+    if any(caps) and not all(caps):  # "Jean DUPONT", "DUPONT Jean-Pierre"
+        return ["surname" if c else "given" for c in caps]
+    groups = _groups(words)
+    # initials lead: "J. Dupont", "J.-P. Martin"
+    if _is_initial(words[0]):
+        k = 1
+        while k < n and _is_initial(words[k]):
+            k += 1
+        if k == n:  # "J.D.": given initial(s) then a surname initial
+            return ["given"] * (n - 1) + ["surname"]
+        return ["given"] * k + ["surname"] * (n - k)
+    ng = len(groups)
+    if ng == 1:
+        return ["surname"] * n
+    if ng == 2 and not is_given(groups[0][1]) and is_given(groups[1][1]) and (
+            is_surname(groups[0][1]) or not is_surname(groups[1][1])):
+        n_given_groups, last_first = 1, True  # "Dupont Jean"
+    else:
+        last_first = False
+        if lang == "es":
+            n_given_groups = max(1, ng - 2)
+            if ng == 3 and is_given(groups[1][1]) and not is_surname(groups[1][1]):
+                n_given_groups = 2
+        else:
+            n_given_groups = ng - 1
+    out: list[str] = []
+    for gi, (count, _) in enumerate(groups):
+        given = (gi >= ng - n_given_groups) if last_first else (gi < n_given_groups)
+        out += ["given" if given else "surname"] * count
+    return out
+
+
+def _groups(words: list[str]) -> list[tuple[int, str]]:
+    """(number of words, head word) per unit: particles join the word after them."""
+    out: list[tuple[int, str]] = []
+    pending = 0
+    for i, w in enumerate(words):
+        if fold(w) in _PARTICLES and i < len(words) - 1 and (i > 0 or w[:1].isupper()):
+            pending += 1
+            continue
+        out.append((pending + 1, w))
+        pending = 0
+    return out
+
+
+def _merge_particles(m: Mention, text: str) -> None:
+    """A particle word and the surname after it are one unit ("de la Fontaine")."""
+    merged: list[Unit] = []
+    for u in m.units:
+        if merged and merged[-1].role == u.role == "surname" and fold(merged[-1].text) in _PARTICLES \
+                and text[merged[-1].end:u.start].strip() == "":
+            p = merged.pop()
+            merged.append(Unit(p.start, u.end, "surname", f"{p.value} {u.value}", u.text))
+        elif merged and merged[-1].role == "surname" and " " in merged[-1].value and \
+                fold(merged[-1].value.split()[-1]) in _PARTICLES and u.role == "surname":
+            p = merged.pop()
+            merged.append(Unit(p.start, u.end, "surname", f"{p.value} {u.value}", u.text))
+        else:
+            merged.append(u)
+    m.units = merged
+
+
+def render(m: Mention, values: dict[int, str]) -> str:
+    """The mention with unit ``i`` replaced by ``values[i]`` in the unit's case; everything else
+    (kept words, punctuation, spaces, hyphens, periods of initials) as written."""
+    out: list[str] = []
+    pos = 0
+    for i, u in enumerate(m.units):
+        out.append(m.text[pos:u.start])
+        v = values.get(i, u.text)
+        if u.role.endswith("_initial"):
+            v = v[:1].upper() if u.text.isupper() else v[:1].lower()
+        else:
+            v = names.match_case(u.text, v)
+        out.append(v)
+        pos = u.end
+    out.append(m.text[pos:])
+    return "".join(out)
+
+
+def context_gender(before: str) -> tuple[str | None, str | None]:
+    """(title gender, kinship gender) said by the words just before a mention that does not hold
+    them ("Doña [María Boada]", "su hija [Lucía]", "la Dra [López]"); "la fille de [X]" says
+    nothing about X."""
+    words = [w.group() for w in _WORD.finditer(before[-40:])]
+    if not words:
+        return None, None
+    last = _key(words[-1])
+    if last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER:
+        g = _TITLE_GENDER.get(last, _TITLE_GENDER.get(last.rstrip(".")))
+        if g is None and len(words) > 1:
+            g = _ARTICLE_GENDER.get(_key(words[-2]))
+        return g, None
+    if last in KIN:
+        return None, KIN[last]
+    return None, None
