@@ -99,3 +99,5 @@ def configure_logging(level: str, *, window_s: float = 30.0) -> None:
         if not any(isinstance(f, RateLimitFilter) for f in handler.filters):
             handler.addFilter(RateLimitFilter(window_s))
     pin_third_party_loggers()
+    logging.getLogger("deid.logs").debug("log level %s; client libraries pinned at %s and rate-limited",
+                                         level.upper(), logging.getLevelName(PINNED_LEVEL))

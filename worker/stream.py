@@ -146,12 +146,25 @@ class StreamWorker:
                 await self._probe_task
         try:
             if self._consumer is not None:
-                await self._consumer.stop()  # leaves the group: the others rebalance at once
+                await self._stop_consumer()
         finally:
             if self._producer is not None:
                 await self._producer.stop()
             self._executor.shutdown(wait=False)
             log.info("worker stopped after %d batches", self.batches_done)
+
+    async def _stop_consumer(self) -> None:
+        """Leave the group (the others rebalance at once). With the broker gone, aiokafka's fetch
+        task ends in a CancelledError that ``stop()`` re-raises: that is not ours, swallow it so
+        that SIGTERM still exits cleanly (nothing uncommitted is lost: it is redelivered)."""
+        assert self._consumer is not None
+        task = asyncio.current_task()
+        try:
+            await self._consumer.stop()
+        except asyncio.CancelledError:
+            if task is not None and task.cancelling():
+                raise
+            log.warning("consumer stopped without the broker (its fetch task was cancelled)")
 
     @property
     def broker_reachable(self) -> bool:

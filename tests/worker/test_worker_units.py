@@ -68,3 +68,41 @@ def test_batches_stop_at_the_token_budget_but_always_take_one_record() -> None:
     assert split_by_budget([Rec(b"x" * 100_000)], max_events=32, max_tokens=300) == 1
     assert split_by_budget([], max_events=32, max_tokens=300) == 0
     assert estimate_tokens(None) == 1
+
+
+def test_client_library_errors_are_rate_limited_and_counted_and_our_lines_always_pass() -> None:
+    import logging
+
+    from worker.logs import CLIENT_LOG_RECORDS, CLIENT_LOG_SUPPRESSED, RateLimitFilter
+
+    f = RateLimitFilter(window_s=60)
+    before = CLIENT_LOG_RECORDS.labels("aiokafka", "error")._value.get()
+    dropped = CLIENT_LOG_SUPPRESSED.labels("aiokafka")._value.get()
+
+    def rec(name: str, msg: str, level: int = logging.ERROR) -> logging.LogRecord:
+        return logging.LogRecord(name, level, __file__, 1, msg, (), None)
+
+    passed = [f.filter(rec("aiokafka.conn", "Unable connect to node %s")) for _ in range(70)]
+    assert passed.count(True) == 1
+    assert f.filter(rec("aiokafka", "another template"))
+    assert all(f.filter(rec("deid.worker", "batch %d")) for _ in range(5))
+    assert CLIENT_LOG_RECORDS.labels("aiokafka", "error")._value.get() - before == 71
+    assert CLIENT_LOG_SUPPRESSED.labels("aiokafka")._value.get() - dropped == 69
+
+
+def test_third_party_loggers_are_pinned_even_when_the_root_is_at_debug() -> None:
+    import logging
+
+    from worker.logs import PINNED_LOGGERS, configure_logging
+
+    root = logging.getLogger()
+    old = root.level
+    try:
+        logging.getLogger("aiokafka").setLevel(logging.DEBUG)  # what the old bridge restored
+        configure_logging("DEBUG")
+        for name in PINNED_LOGGERS:
+            assert logging.getLogger(name).getEffectiveLevel() >= logging.WARNING, name
+        assert not logging.getLogger("aiokafka.conn").isEnabledFor(logging.DEBUG)
+        assert logging.getLogger("deid.worker").isEnabledFor(logging.DEBUG)
+    finally:
+        root.setLevel(old)
