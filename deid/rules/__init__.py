@@ -3,7 +3,17 @@
 Importing this package registers every recognizer (see ``registry`` for the priority order).
 """
 
-from deid.rules import ages, contact, dates, hospitals, identifiers, postcodes, sex, streets  # noqa: F401  (registration)
+from deid.rules import (  # noqa: F401  (registration)
+    ages,
+    contact,
+    dates,
+    hospitals,
+    identifiers,
+    postcodes,
+    sex,
+    streets,
+    us,
+)
 from deid.rules.detector import RuleDetector
 from deid.rules.registry import build_recognizers, register, registered
 

@@ -37,7 +37,7 @@ _KEYWORDS: tuple[tuple[str, Label], ...] = (
     (r"(?:n[º°o]\.?|num[ée]ro)\s*(?:de\s+|d')?(?:s[ée]jour|venue|admission|passage)", Label.ID_VISIT),
     (r"(?:n[º°o]\.?\s*|n[úu]m(?:ero|\.)?\s*)?(?:de\s+)?episodio", Label.ID_VISIT),
     (r"(?:n[º°o]\.?\s*|n[úu]m(?:ero|\.)?\s*)(?:de\s+)?ingreso", Label.ID_VISIT),
-    (r"(?:encounter|visit|episode|admission|account)\s+(?:id|number|no\.?|#)", Label.ID_VISIT),
+    (r"(?:encounter|visit|episode|admission|account|acct)\s*(?:id|number|no\.?|#)", Label.ID_VISIT),
     # social security / insurance
     (r"N\.?\s?A\.?\s?S\.?\s?S\.?", Label.ID_SSN),
     (r"(?:n[º°o]\.?\s*|n[úu]m(?:ero|\.)?\s*)(?:de\s+(?:la\s+)?)?(?:seguridad\s+social|afiliaci[óo]n)",

@@ -43,12 +43,16 @@ class SexRecognizer(RegexRecognizer):
         "es": (
             # Sexo: H. / Sexo: Mujer / sexo femenino
             re.compile(r"\bsexo\s*:\s*(?P<phi>[HMFV]|var[oó]n|mujer|hombre|masculino|femenin[oa])\b", _I),
-            re.compile(r"(?<!de )\bsexo\s+(?P<phi>masculino|femenin[oa])\b", _I),
+            re.compile(r"(?<!amigos de )\bsexo\s+(?P<phi>masculino|femenin[oa])\b", _I),
+            # the child the case is about: "el niño fue intervenido", "la niña estaba asintomática"
+            re.compile(r"\b(?:el|la|una?)\s+(?P<phi>niñ[oa])\b", _I),
+            # a newborn's sex: "Recién nacida hembra"
+            re.compile(r"\bnacid[oa]\s+(?P<phi>hembra|var[oó]n)\b", _I),
             # Varón de 42 años; Paciente mujer, 44 años; Niña de dos años; Recién nacido de 29 días
             re.compile(rf"(?<![\w-])(?<!hermano )(?<!hermana )(?<!su )(?<!la )"
                        rf"(?P<phi>{_ES_WORD})(?={_ES_AGE})", _I),
             # Se trata de un niño que ingresa; el caso de una mujer
-            re.compile(rf"\b(?:se\s+trata\s+de|caso\s+de|paciente:?)\s+(?:una?\s+)?"
+            re.compile(rf"\b(?:se\s+trata(?:ba)?\s+de|caso\s+de|paciente:?)\s+(?:una?\s+)?"
                        rf"(?P<phi>{_ES_WORD}|masculino|femenin[oa])\b", _I),
             # a case that opens on the word, at the start of a line or after a section's colon
             re.compile(r"(?:^|:)[ \t]*(?P<phi>var[oó]n|mujer|hombre|niñ[oa])\b", _I | re.MULTILINE),

@@ -73,7 +73,8 @@ def test_a_doubtful_span_is_downgraded_to_generic_phi(text: str, model: tuple[st
 def test_the_relabelling_steps_change_labels_never_extents() -> None:
     text = "Mme PALSKY, 28/10/1990. CLINIQUE DE SAINT CLOUD, MESNARD-LA-BAROTIERE"
     model = [at(text, "PALSKY", Label.PATIENT), at(text, "28/10/1990", Label.DATE),
-             at(text, "CLINIQUE DE SAINT CLOUD", Label.HOSPITAL), at(text, "MESNARD-LA-BAROTIERE", Label.HOSPITAL)]
+             at(text, "CLINIQUE DE SAINT CLOUD", Label.HOSPITAL),
+             at(text, "MESNARD-LA-BAROTIERE", Label.HOSPITAL)]
     out = run_pipeline([], model, text, "fr")
     assert [(text[s.start:s.end], s.label) for s in out] == [
         ("PALSKY", Label.PATIENT), ("28/10/1990", Label.BIRTH_DATE),
@@ -132,6 +133,7 @@ def test_a_doubtful_score_span_is_replaced_by_substitution() -> None:
                                    "deid.plausibility", "deid.detect", "deid.substitute", "deid.pipeline"])
 def test_the_old_module_paths_import_in_any_order(first: str) -> None:
     code = (f"import {first}; from deid.merge import merge, resolve, clusters; "
-            "from deid.detect import Detector, Recognizer; from deid.convention import conform, conform_span; "
+            "from deid.detect import Detector, Recognizer; "
+            "from deid.convention import conform, conform_span; "
             "from deid.plausibility import plausible; from deid.detection import HybridDetector, combine")
     subprocess.run([sys.executable, "-c", code], check=True)

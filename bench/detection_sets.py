@@ -1,0 +1,120 @@
+"""Scores of the detector on the named evaluation sets (dev, frozen held-out, unseen, English dev),
+side by side, from cached model output; and what each post-processing step buys.
+
+Usage:
+  .venv/bin/python bench/detection_sets.py CACHE_DIR [SET ...] [--without STEP[,STEP]] [--ablate]
+      [--data ../shared/data] [--markdown]
+
+``CACHE_DIR`` holds the model's raw spans per set (``bench/ner_cache.py``); a set without a cache
+file is scored with the rules alone (and said so). Every figure is against the corpus's own gold
+(``convention=False``): "official" is MEDDOCAN's strict NER measure on the corpus's tags
+(``deid.eval.official``), "strict" exact span and project label, "relaxed" any overlap whatever
+the labels (label-agnostic). ``--ablate`` prints the pipeline less each step in turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from deid.detection.pipeline import PIPELINE, STEP_NAMES, Step, run_pipeline, without
+from deid.eval import Evaluator
+from deid.eval.report import EvalReport
+from deid.eval.scheme import CORPUS_OF_FORMAT
+from deid.eval.sets import DEV, HELDOUT, SETS, load_set
+from deid.labels import Label
+from deid.rules import RuleDetector
+from deid.spans import Document, Span
+
+_FORMAT_OF_SET = {**{k: v[1] for k, v in DEV.items()}}
+
+
+def _corpus(name: str) -> str | None:
+    from deid.eval.heldout import SOURCES
+
+    if name in DEV:
+        return CORPUS_OF_FORMAT[DEV[name][1]]
+    if name in HELDOUT:
+        return CORPUS_OF_FORMAT[SOURCES[HELDOUT[name]][1]]
+    if name.startswith("echr"):
+        return "echr"
+    return None
+
+
+def _cached(cache: Path, name: str) -> dict[str, list[Span]] | None:
+    path = cache / f"{name}.json"
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return {doc_id: [Span(a, b, Label(lab), "ner", sc) for a, b, lab, sc in spans]
+            for doc_id, spans in data["spans"].items()}  # fmt: skip
+
+
+def score(docs: list[Document], rules: list[list[Span]], model: dict[str, list[Span]] | None,
+          steps: tuple[Step, ...], corpus: str | None, view: Any = None) -> EvalReport:  # fmt: skip
+    ev = Evaluator(corpus=corpus)
+    for doc, r in zip(docs, rules, strict=True):
+        pred = (
+            r if model is None else run_pipeline(r, model.get(doc.doc_id, []), doc.text, doc.language, steps)
+        )
+        if view is not None:
+            doc = Document(doc.doc_id, doc.text, doc.language, tuple(view(doc.spans, doc.text)))
+            pred = view(pred, doc.text)
+        ev.add(doc, pred)
+    return ev.report()
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def row(name: str, n_docs: int, what: str, rep: EvalReport) -> str:
+    o = rep.official.get("ner_strict")
+    s, r = rep.strict_micro, rep.relaxed_micro
+    cells = [name, str(n_docs), str(s.n_gold), what,
+             f"{_f(o.precision)} / {_f(o.recall)} / {_f(o.f1)}" if o is not None else "-",
+             f"{_f(s.precision)} / {_f(s.recall)} / {_f(s.f1)}",
+             f"{_f(r.precision)} / {_f(r.recall)} / {_f(r.f1)}"]  # fmt: skip
+    return "| " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("cache", type=Path)
+    p.add_argument("sets", nargs="*")
+    p.add_argument("--data", type=Path, default=Path("../shared/data"))
+    p.add_argument("--without", default="", help="comma-separated steps to leave out")
+    p.add_argument("--ablate", action="store_true", help="also score the pipeline less each step")
+    args = p.parse_args()
+
+    rules = RuleDetector()
+    steps = without(*[s for s in args.without.split(",") if s]) if args.without else PIPELINE
+    print("| set | docs | gold | detector | official strict P / R / F1 | strict P / R / F1 "
+          "| relaxed (label-agnostic) P / R / F1 |")  # fmt: skip
+    print("|---|---:|---:|---|---|---|---|")
+    for name in args.sets or list(SETS):
+        docs = load_set(name, args.data)
+        rule_spans = rules.detect([d.text for d in docs], [d.language for d in docs])
+        model = _cached(args.cache, name)
+        corpus = _corpus(name)
+        print(row(name, len(docs), "rules", score(docs, rule_spans, None, steps, corpus)), flush=True)
+        if model is None:
+            continue
+        label = "hybrid" + (f" less {args.without}" if args.without else "")
+        print(row(name, len(docs), label, score(docs, rule_spans, model, steps, corpus)), flush=True)
+        if name == "en-dev":
+            from deid.eval.english import hipaa_view
+
+            rep = score(docs, rule_spans, model, steps, corpus, view=hipaa_view)
+            print(row(name, len(docs), "hybrid, HIPAA view (no ages < 90, no sex)", rep), flush=True)
+        if args.ablate:
+            for step in STEP_NAMES:
+                if step != "merge":
+                    rep = score(docs, rule_spans, model, without(step), corpus)
+                    print(row(name, len(docs), f"hybrid less {step}", rep), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""US conventions in English notes (deid.rules.us): each pattern wants the context that makes it
+a mention, and the look-alikes of nursing notes stay unflagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid.labels import Label
+from deid.rules import RuleDetector
+
+DET = RuleDetector()
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.label.value) for s in DET.find(text, "en")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("call (617) 555-0134 to schedule", [("(617) 555-0134", "PHONE")]),
+        ("cell 617-555-0148.", [("617-555-0148", "PHONE")]),
+        ("SSN: 129-44-7018", [("129-44-7018", "ID_SSN")]),
+        (
+            "Medicare ID 1EG4-TE5-MK73; BCBS member ID: XYZ123456789.",
+            [("1EG4-TE5-MK73", "ID_SSN"), ("XYZ123456789", "ID_SSN")],
+        ),
+        ("Acct #: 2100129519", [("2100129519", "ID_VISIT")]),
+        ("Cr peaked at 1.9 on 8/18.", [("8/18", "DATE")]),
+        ("NURSING NOTE 11/9 0700-1900", [("11/9", "DATE")]),
+        ("dx with DM in '92, on insulin", [("'92", "DATE")]),
+    ],
+)
+def test_us_identifiers_phones_and_dates(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BP 88/46 -> 104/60 after 500cc NS bolus @ 0400.",
+        "ABG 7.32/45/88 at 14:30, repeat in am.",
+        "BUN/Cr 32/1.4, Hgb 10.2",
+        "pt @ rest, tolerating sips",
+        "Family at bedside, daughter asking questions re: plan.",
+        "Echo: EF 35%, mod MR. Cardiology to follow.",
+        "Vanco and Zosyn started @ 10:00.",
+        "pain 7/10 at rest",
+    ],
+)
+def test_nursing_note_look_alikes_are_not_flagged(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Spoke with Dr. K. Lee re: Lasix", [("K. Lee", "STAFF")]),
+        ("cards (dr oyelaran) to see in am", [("oyelaran", "STAFF")]),
+        ("dr to see in am", []),
+        ("MR. JONES refused", [("JONES", "PERSON")]),
+        ("Name: Ho, Evelyn", [("Ho, Evelyn", "PATIENT")]),
+        ("Spoke with Carly Perkins, MD re: plan", [("Carly Perkins", "STAFF")]),
+        ("Dtr Melanie updated by phone", [("Melanie", "RELATIVE")]),
+        ("Jackson (son) can be reached", [("Jackson", "RELATIVE")]),
+        ("HPI: torres is a 47 y/o", [("torres", "PATIENT"), ("47 y/o", "AGE")]),
+    ],
+)
+def test_names_by_title_field_degree_and_kinship(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+def test_hospitals_wards_and_towns() -> None:
+    text = "Transferred to 5 West from St. Mary's Hospital ED. Lives in Salem, OR. Seen by Patel, MD."
+    assert found(text) == [
+        ("5 West", "LOCATION"),
+        ("St. Mary's Hospital", "HOSPITAL"),
+        ("Salem", "CITY"),
+        ("OR", "LOCATION"),
+        ("Patel", "STAFF"),
+    ]
+    assert found("admitted to Ward 4B") == [("Ward 4B", "LOCATION")]
+
+
+def test_english_rules_stay_out_of_other_languages() -> None:
+    text = "Dr. Smith, 617-555-0134, Ward 4B, Salem, OR"
+    assert not [
+        s
+        for s in DET.find(text, "fr")
+        if s.source in ("rules.us_phone", "rules.us_places", "rules.en_names", "rules.titled_name")
+    ]
+    assert Label.PHONE in {s.label for s in DET.find(text, "en")}
