@@ -264,3 +264,46 @@ def test_default_detector_merges_the_rules_with_the_shipped_model(monkeypatch: p
     detector = eval_cli.build_detector(argparse.Namespace(model=None, rules_only=False))
     assert isinstance(detector, HybridDetector)
     assert loaded == [deid.ner.DEFAULT_MODEL_DIR]
+
+
+def test_default_scoring_is_against_the_corpus_own_gold_and_the_convention_is_an_option(
+    tmp_path: Path, detector: DateOnlyDetector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 17: every gold annotation with its span untouched (SEXO and a title included),
+    official strict first; ``--convention`` projects the gold and says so."""
+    root = tmp_path / "brat"
+    root.mkdir()
+    text = "Paciente Sr. Juan Garcia, varón, ingreso 12/02/2020."
+    ents = [("NOMBRE_SUJETO_ASISTENCIA", "Sr. Juan Garcia"), ("SEXO_SUJETO_ASISTENCIA", "varón"),
+            ("FECHAS", "12/02/2020")]
+    (root / "a.txt").write_text(text, encoding="utf-8")
+    (root / "a.ann").write_text("".join(
+        f"T{i}\t{lab} {text.index(s)} {text.index(s) + len(s)}\t{s}\n" for i, (lab, s) in enumerate(ents, 1)),
+        encoding="utf-8")
+    assert main(["eval", str(root), "--json"]) == 0
+    raw = json.loads(capsys.readouterr().out)
+    assert raw["run"]["gold"] == "corpus"
+    assert raw["strict"]["micro"]["n_gold"] == 3
+    assert raw["strict"]["labels"]["SEX"]["n_gold"] == 1
+    assert raw["official"]["ner_strict"]["n_gold"] == 3 and raw["official"]["ner_strict"]["found"] == 1
+    assert main(["eval", str(root), "--json", "--convention"]) == 0
+    conv = json.loads(capsys.readouterr().out)
+    assert conv["run"]["gold"] == "convention"
+    assert main(["eval", str(root)]) == 0
+    table = capsys.readouterr().out
+    assert "gold: the corpus's own annotations, every span untouched" in table
+    assert "NER strict: exact span and corpus tag (headline)" in table
+
+
+def test_a_language_the_text_contradicts_is_a_one_line_error(
+    tmp_path: Path, detector: DateOnlyDetector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "brat"
+    root.mkdir()
+    text = " ".join(["The patient was admitted with his wife and the son, who has been with him at the"
+                     " hospital for the night."] * 5)
+    (root / "a.txt").write_text(text, encoding="utf-8")
+    (root / "a.ann").write_text("", encoding="utf-8")
+    assert main(["eval", str(root)]) == 2  # MEDDOCAN's format says Spanish; the text says English
+    assert "reads as 'en'" in capsys.readouterr().err
+    assert main(["eval", str(root), "--lang", "en", "--json"]) == 0
