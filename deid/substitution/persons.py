@@ -180,9 +180,9 @@ class PersonOperator(Operator):
             return v
 
         def draw_first(g: str) -> str:
-            for _ in range(8):
+            for _ in range(32):  # a name that reads as its gender ("Lupe" is in both Spanish lists)
                 v = names.draw_first(rng, lang, g, avoid | taken)
-                if " " not in v:
+                if " " not in v and identity.gender_of_given(v, lang) == g:
                     break
             taken.add(fold(v))
             return v

@@ -190,12 +190,12 @@ class Gazetteer:
     # ------------------------------------------------------------------------------ records
 
     def record(self, rng: random.Random, i: int) -> str:
-        """The memo value of a surrogate place: the row's fields, with a postcode of the row (a
+        """The memo value of a surrogate place: the row's fields, with the row's main postcode (a
         real one for FR and US; for ES the province prefix and for GB the postcode area are real,
         the rest of the code drawn)."""
         t = self.towns[i]
         if t.postcodes:
-            pc = t.postcodes[0] if len(t.postcodes) == 1 else rng.choice(t.postcodes)
+            pc = t.postcodes[0]  # the main one (a city's first arrondissement)
         elif self.region == "ES":
             pc = t.area + (f"0{rng.randint(1, 50):02d}" if t.population > 100_000 else f"{rng.randint(1, 99):02d}0")
         elif self.region == "GB":

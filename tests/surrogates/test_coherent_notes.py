@@ -1,0 +1,206 @@
+"""Whole notes checked the way a reader would: one person, one surrogate identity in every shape;
+gender, titles and kinship words kept; double surnames double with their family links; address
+parts that exist together in the shipped tables; across seeds and across a patient's notes."""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import date
+
+import pytest
+
+from deid.events import ModelInfo, RawNote
+from deid.keys import KeyHasher
+from deid.labels import Label
+from deid.settings import Settings
+from deid.spans import Span
+from deid.store.memory import InMemoryStore
+from deid.substitution import Substituter
+from deid.surrogates import gazetteer as gz
+from deid.surrogates import identity, names
+
+MODEL = ModelInfo(name="gold", version="0")
+SECRET = b"0123456789abcdef-test-secret"
+
+
+def build(parts: list[str | tuple[str, Label]]) -> tuple[str, list[Span]]:
+    text, spans = "", []
+    for p in parts:
+        if isinstance(p, tuple):
+            spans.append(Span(len(text), len(text) + len(p[0]), p[1]))
+            text += p[0]
+        else:
+            text += p
+    return text, spans
+
+
+async def run(notes: list[tuple[str, list[Span]]], lang: str, seed: int, locale: str | None = None,
+              store: InMemoryStore | None = None, mode: dict[str, str] | None = None) -> list[list[str]]:
+    """The replacement text of every span, note by note (one patient, one store)."""
+    settings = Settings(strategies=mode or {})
+    sub = Substituter(store or InMemoryStore(), KeyHasher(SECRET), settings, random.Random(seed))
+    raws = [RawNote(event_id=f"e{seed}-{i}", patient_id="p1", language=lang, document_date=date(2021, 3, 5),
+                    text=t, locale=locale) for i, (t, _) in enumerate(notes)]  # type: ignore[arg-type]
+    outs = await sub.substitute(raws, [s for _, s in notes], MODEL)
+    return [[o.text[s.start:s.end] for s in o.spans] for o in outs]
+
+
+def female(name: str, lang: str) -> bool:
+    return identity.gender_of_given(name, lang) == "female"
+
+
+def male(name: str, lang: str) -> bool:
+    return identity.gender_of_given(name, lang) == "male"
+
+
+L = Label
+FR = [
+    ("Mme Jeanne Bernard", L.PATIENT), ", 67 ans, vue ce jour. ", ("Mme Bernard", L.PATIENT),
+    " vit au ", ("12 rue des Lilas", L.STREET), ", ", ("21000", L.POSTCODE), " ", ("Dijon", L.CITY), " (",
+    ("Côte-d'Or", L.LOCATION), "). ", ("Jeanne", L.PATIENT), " va mieux. Sa fille ", ("Marie Bernard", L.RELATIVE),
+    " l'accompagne. Suivie au ", ("CHU de Dijon", L.HOSPITAL), " par le ", ("Dr Paul Martin", L.STAFF), ". ",
+    ("Dr Martin", L.STAFF), " revoit ", ("BERNARD Jeanne", L.PATIENT), " (", ("Bernard, Jeanne", L.PATIENT),
+    ") et ", ("J. Bernard", L.PATIENT), ". Courrier au ", ("Pr P. Martin", L.STAFF), ". Patiente : ",
+    ("Mme BERNARD (Jeanne)", L.PATIENT), ".",
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+async def test_french_note_one_identity_per_person_in_every_shape(seed: int) -> None:
+    text, spans = build(FR)  # type: ignore[arg-type]
+    [o] = await run([(text, spans)], "fr", seed)
+    (full, mme, street, pc, town, dept, given, daughter, chu, dr, dr2, caps, comma, init, pr, paren) = o
+    m = re.fullmatch(r"Mme (\w[\w-]*) ([\w' -]+)", full)
+    assert m, full
+    g, s = m.groups()
+    assert female(g, "fr") and g != "Jeanne" and s != "Bernard"
+    assert mme == f"Mme {s}" and given == g and caps == f"{s.upper()} {g}" and comma == f"{s}, {g}"
+    assert init == f"{g[0]}. {s}" and paren == f"Mme {s.upper()} ({g})"
+    dm = re.fullmatch(r"(\w[\w-]*) (.+)", daughter)
+    assert dm and dm[2] == s and female(dm[1], "fr")  # the daughter shares the family surname
+    dg = re.fullmatch(r"Dr (\w[\w-]*) (.+)", dr)
+    assert dg and male(dg[1], "fr") and dg[2] != s and dr2 == f"Dr {dg[2]}" and pr == f"Pr {dg[1][0]}. {dg[2]}"
+    g_fr = gz.gazetteer("FR")
+    assert town != "Dijon"  # homonyms (two Gourdon): one row must hold all three
+    assert [t for t in g_fr.towns if t.name == town and pc in t.postcodes and t.admin2_name == dept], (pc, town, dept)
+    assert re.fullmatch(r"\d+ [a-zé]+ .+", street)
+    assert chu.startswith("CHU d") and chu != "CHU de Dijon"
+    big = g_fr.find(re.sub(r"^CHU (de |d')", "", chu))
+    assert big is not None and g_fr.towns[big].population >= 100_000
+
+
+ES = [
+    "Paciente Doña ", ("María Boada Ruiz", L.PATIENT), ", acompañada por ", ("su hija Lucía Martínez Boada", L.RELATIVE),
+    " y ", ("su marido Antonio Martínez López", L.RELATIVE), ". Vive en ", ("Calle Mayor 3", L.STREET), ", ",
+    ("28013", L.POSTCODE), " ", ("Madrid", L.CITY), ". La ", ("Sra. Boada", L.PATIENT), " refiere dolor. ",
+    ("Lucía", L.RELATIVE), " llamó. Ingresa en el ", ("Hospital Universitario de Getafe", L.HOSPITAL), ".",
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+async def test_spanish_note_double_surnames_family_links_gender_and_kinship(seed: int) -> None:
+    text, spans = build(ES)  # type: ignore[arg-type]
+    [o] = await run([(text, spans)], "es", seed)
+    mother, daughter, father, street, pc, town, sra, lucia, hosp = o
+    mm = re.fullmatch(r"(\S+) (\S+) (\S+)", mother)
+    dm = re.fullmatch(r"su hija (\S+) (\S+) (\S+)", daughter)
+    fm = re.fullmatch(r"su marido (\S+) (\S+) (\S+)", father)
+    assert mm and dm and fm, o
+    assert female(mm[1], "es") and female(dm[1], "es") and male(fm[1], "es")
+    assert dm[2] == fm[2] and dm[3] == mm[2]  # child: father's first surname, mother's first
+    assert sra == f"Sra. {mm[2]}" and lucia == dm[1]
+    g_es = gz.gazetteer("ES")
+    assert [t for t in g_es.towns if t.name == town and pc[:2] == t.admin2_code]  # the postcode's province
+    assert re.fullmatch(r"[A-Z]\w+ .+, \d+|[A-Z]\w+ .+ \d+", street), street
+    assert hosp.startswith("Hospital Universitario de ") and "Getafe" not in hosp
+
+
+EN_US = [
+    ("John Michael Smith", L.PATIENT), ", 45, lives at ", ("10 Oak Street", L.STREET), ", ", ("Boston", L.CITY), ", ",
+    ("MA", L.LOCATION), " ", ("02115", L.POSTCODE), ". ", ("John Smith", L.PATIENT), " was seen by ",
+    ("Dr. Mary Jones", L.STAFF), ". ", ("Mary", L.STAFF), " called ", ("his wife Mrs Smith", L.RELATIVE), ". ",
+    ("Mr. Smith", L.PATIENT), " (", ("SMITH, JOHN", L.PATIENT), ") agreed.",
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+async def test_us_note_names_and_a_city_state_zip_that_exist_together(seed: int) -> None:
+    text, spans = build(EN_US)  # type: ignore[arg-type]
+    [o] = await run([(text, spans)], "en", seed, locale="en-US")
+    full, street, town, state, zipc, short, dr, mary, wife, mr, caps = o
+    m = re.fullmatch(r"(\w+) (\w+) (\S+)", full)
+    assert m and male(m[1], "en")
+    g, _, s = m.groups()
+    assert short == f"{g} {s}" and mr == f"Mr. {s}" and caps == f"{s.upper()}, {g.upper()}"
+    assert wife == f"his wife Mrs {s}"
+    dm = re.fullmatch(r"Dr\. (\w+) (\S+)", dr)
+    assert dm and female(dm[1], "en") and mary == dm[1]
+    us = gz.gazetteer("US")
+    rows = [t for t in us.towns if t.name == town and t.admin1_code == state]
+    assert rows and zipc in rows[0].postcodes, (town, state, zipc)
+    assert re.fullmatch(r"\d+ \w+ \w+", street)
+
+
+EN_GB = [
+    ("Oliver Brown", L.PATIENT), " of ", ("Leeds", L.CITY), ", ", ("England", L.LOCATION), " ", ("LS1 4AP", L.POSTCODE),
+    ". ", ("Mr Brown", L.PATIENT), " is well.",
+]
+
+
+@pytest.mark.parametrize("seed", range(5))
+async def test_uk_note_gets_a_uk_town_its_nation_and_its_postcode_area(seed: int) -> None:
+    text, spans = build(EN_GB)  # type: ignore[arg-type]
+    [o] = await run([(text, spans)], "en", seed, locale="en-GB")
+    full, town, nation, pc, mr = o
+    gb = gz.gazetteer("GB")
+    [row] = [t for t in gb.towns if t.name == town]
+    assert nation == row.admin1_name and re.match(rf"{row.area}\d", pc) and re.fullmatch(r"[A-Z]+\d+ \d[A-Z]{2}", pc)
+    assert mr == f"Mr {full.split()[-1]}"
+
+
+async def test_a_patients_notes_share_one_identity_and_one_address_across_calls() -> None:
+    store = InMemoryStore()
+    n1 = build(["Patiente ", ("Jeanne Bernard", L.PATIENT), ", domiciliée ", ("21000", L.POSTCODE), " ",
+                ("Dijon", L.CITY), "."])
+    n2 = build([("Mme BERNARD (Jeanne)", L.PATIENT), " revue. ", ("Jeanne", L.PATIENT), " habite ",
+                ("Dijon", L.CITY), " (", ("21000", L.POSTCODE), ")."])
+    n3 = build(["Courrier à ", ("J. Bernard", L.PATIENT), ", ", ("DIJON", L.CITY), "."])
+    [a] = await run([n1], "fr", 1, store=store)
+    [b] = await run([n2], "fr", 2, store=store)
+    [c] = await run([n3], "fr", 3, store=store)
+    g, s = a[0].split(" ", 1)
+    assert b[0] == f"Mme {s.upper()} ({g})" and b[1] == g and c[0] == f"{g[0]}. {s}"
+    assert b[2] == a[2] and b[3] == a[1] and c[1] == a[2].upper()
+
+
+async def test_the_same_seed_gives_the_same_note_and_other_seeds_keep_it_coherent() -> None:
+    text, spans = build(FR)  # type: ignore[arg-type]
+    first = await run([(text, spans)], "fr", 3)
+    again = await run([(text, spans)], "fr", 3)
+    assert first == again
+
+
+def test_kinship_words_and_titles_are_never_replaced() -> None:
+    m = identity.parse("su hija Lucía Martínez García", "es")
+    assert [u.text for u in m.units] == ["Lucía", "Martínez", "García"] and m.kin_gender == "female"
+    m = identity.parse("Mme Bernard", "fr")
+    assert [u.role for u in m.units] == ["surname"] and m.title_gender == "female"
+    assert identity.render(m, {0: "Martin"}) == "Mme Martin"
+    assert identity.parse("la Dra. López", "es").title_gender == "female"
+    assert identity.context_gender("Paciente Doña ") == ("female", None)
+    assert identity.context_gender("la fille de ") == (None, None)
+    assert [u.value for u in identity.parse("Marie Le Goff", "fr").units] == ["marie", "le goff"]
+    assert names.match_case("DUPONT", "Martin") == "MARTIN"
+
+
+def test_places_tables_read_arrondissements_as_their_city_and_keep_postcodes_real() -> None:
+    fr = gz.gazetteer("FR")
+    lyon = fr.find("Lyon")
+    assert lyon is not None and fr.find("Lyon 07") == lyon and fr.find("Lyon 7e") == lyon
+    assert "69007" in fr.towns[lyon].postcodes and fr.find_postcode("69007") == [lyon]
+    dinan, malo = fr.find("Dinan"), fr.find("Saint-Malo")
+    assert dinan is not None and malo is not None
+    assert fr.towns[dinan].postcodes == ("22100",) and fr.towns[malo].postcodes == ("35400",)
+    us = gz.gazetteer("US")
+    assert us.admin_kind("MA") == "admin1_code" and us.admin_kind("Massachusetts") == "admin1"
