@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 
 from deid.labels import Category, Label
 from deid.privacy.mechanisms import laplace
@@ -149,8 +149,10 @@ class TemporalOperator(Operator):
         by_key = {k: unseal(v, ctx.hasher.pad(ctx.patient, k)) for k, v in sealed.items()}
         return _State(Timeline(by_key.values()), by_key)
 
-    def _points(self, ctx: NoteContext, items: Sequence[Item]) -> list[Item]:
-        pts = [it for it in items if it.strategy in _TIMELINE and it.data.day is not None and it.key]
+    def _points(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> list[Item]:
+        anchor = self._anchor(ctx, items, memo)
+        pts = [it for it in items if it.strategy in _TIMELINE and it.data.day is not None and it.key
+               and not (it.label is Label.BIRTH_DATE and anchor is not None and it.key != anchor)]
         ref = ctx.shared.get("temporal.ref")
         if ref is not None and self._needs_ref(items):
             pts.append(ref)
@@ -173,7 +175,7 @@ class TemporalOperator(Operator):
     def new_costed(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> dict[str, Item]:
         st = self.state(ctx)
         out: dict[str, Item] = {}
-        for it in self._points(ctx, items):
+        for it in self._points(ctx, items, memo):
             if it.key not in memo and st.timeline.fake_of(it.data.day.toordinal()) is None:
                 out.setdefault(it.key, it)
         for it in self._alone(ctx, items, memo):
@@ -203,7 +205,7 @@ class TemporalOperator(Operator):
         st = self.state(ctx)
         draft = Timeline(st.timeline.points)  # this note's draws; the shared one learns the committed
         pending: dict[str, Point] = {}
-        points = {it.key: it for it in self._points(ctx, items)}.values()
+        points = {it.key: it for it in self._points(ctx, items, memo)}.values()
         # precise points first, coarse ones (years, birth dates) then fit around them
         for it in sorted(points, key=lambda it: (_UNIT_RANK[it.unit], it.data.day)):
             if it.key in memo or it.key in out:
@@ -252,15 +254,20 @@ class TemporalOperator(Operator):
         if m.alone:
             return self._amount(item, memo)
         fake = _fake_day(memo.get(item.key))
+        anchor = memo.get(self.anchor_key(ctx))
+        if item.label is Label.BIRTH_DATE and anchor and anchor != item.key:
+            # another spelling of the patient's birth date ("juin 1968" beside "30/06/1968"): one
+            # surrogate birth date per patient, so it is rendered from the anchor (post-processing)
+            point = self.state(ctx).by_key.get(anchor)
+            fake = _fake_day(memo.get(anchor)) or (date.fromordinal(point.fake) if point else None)
         if fake is None:
             return None
-        fake_ref = None
-        if m.t.kind == "relative":
-            ref = ctx.shared.get("temporal.ref")
-            fake_ref = _fake_day(memo.get(ref.key)) if ref is not None else None
-            if fake_ref is None:
-                return None
-        return tx.render_point(m.t, fake, fake_ref), "dp-timeline"
+        ref = ctx.shared.get("temporal.ref")
+        fake_ref = _fake_day(memo.get(ref.key)) if ref is not None else None
+        if m.t.kind == "relative" and fake_ref is None:
+            return None
+        t = _century_safe(m.t, fake.year, fake_ref or ctx.document_date)
+        return tx.render_point(t, fake, fake_ref), "dp-timeline"
 
     def _age(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
         t: tx.Temporal = item.data.t
@@ -268,7 +275,10 @@ class TemporalOperator(Operator):
         ref = ctx.shared.get("temporal.ref")
         if anchor and ref is not None:
             birth = self.state(ctx).by_key.get(anchor)
-            fake_birth, fake_ref = _fake_day(memo.get(anchor)), _fake_day(memo.get(ref.key))
+            # the anchor's memo entry is looked up only by a note that spells the birth date the same
+            # way; otherwise its surrogate day is the timeline point's (stored with the memo entry)
+            fake_birth = _fake_day(memo.get(anchor)) or (date.fromordinal(birth.fake) if birth else None)
+            fake_ref = _fake_day(memo.get(ref.key))
             if birth is None or fake_birth is None or fake_ref is None:
                 return None
             true_birth = date.fromordinal(birth.true)
@@ -287,7 +297,11 @@ class TemporalOperator(Operator):
     def _shift(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         t: tx.Temporal = item.data.t
         if t.kind == "date":
-            return tx.render(tx.shifted(t, int(memo[item.extra_keys[0]]))), "shift"
+            shift = int(memo[item.extra_keys[0]])
+            moved = tx.shifted(t, shift)
+            ref = ctx.document_date
+            ref = ref + timedelta(days=shift) if ref is not None else None
+            return tx.render(_century_safe(moved, moved.when.year if moved.when else 0, ref)), "shift"
         if t.kind == "age" and t.amount >= SAFE_HARBOR_AGE:
             return _over_89(t), "safe-harbor"
         ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
@@ -309,6 +323,15 @@ class TemporalOperator(Operator):
         if item.label is Label.BIRTH_DATE and ref is not None and _units_between(t.when, ref, "year") >= 90:
             return placeholder(item.label), "safe-harbor"  # a year that says "over 89"
         return f"{t.when.year:04d}", "safe-harbor"
+
+
+def _century_safe(t: tx.Temporal, year: int, ref: date | None) -> tx.Temporal:
+    """``t`` with a four-digit year when its two-digit year would be read back in another century
+    (a surrogate birth date in 1913 written "13" reads as 2013 in a 2015 note): the reader resolves
+    two-digit years against the note's date (``expressions._two_digit_year``)."""
+    if "{YY}" in t.template and tx._two_digit_year(year % 100, ref) != year:
+        return replace(t, template=t.template.replace("{YY}", "{YYYY}"))
+    return t
 
 
 def _over_89(t: tx.Temporal) -> str:
