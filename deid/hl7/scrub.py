@@ -8,7 +8,10 @@ a code from a closed HL7 table come back. A prototype that scrubbed the first PI
 leaked the SSN in the second (PLATFORM.md): nothing here looks at "the first" of anything.
 
 Surrogates come from ``surrogate_for(label, original)``, which the worker backs with the same
-per-patient memo as the note text, so that PID-5 and the name in the text agree. Dates are asked
+per-patient memo as the note text, so that PID-5 and the name in the text agree: a person name
+(XPN, XCN) is asked for whole as "FAMILY, Given Middle", so its parts come from one identity;
+an address's street, town, state and postcode are asked for one after the other, so they form
+one address group of the companion note and are rendered from one table row. Dates are asked
 for in ISO form (``2024-03-15``) and the answer is written back as an HL7 date when it parses as
 one, blank otherwise (a placeholder cannot go into a date field); times of day are dropped.
 """
@@ -215,17 +218,33 @@ class _Scrubber:
         return self.seps.component.join(comps)
 
     # -- data types --------------------------------------------------------------------------
+    def _name(self, lab: Label, family: str, given: str, middle: str) -> list[str]:
+        """Family, given and middle names from one identity: asked for as one "FAMILY, Given
+        Middle" mention (the comma says which words are the surname, as in a note's "Nom,
+        Prénom"), so the surrogate of each part is the one the note's text gets for that person;
+        the answer is cut back into its parts by the same comma and word counts."""
+        if not (family or given or middle):
+            return ["", "", ""]
+        forenames = " ".join(v for v in (given, middle) if v)
+        whole = f"{family}, {forenames}" if family and forenames else f"{family}," if family else f", {forenames}"
+        got = self.surrogate_for(lab, whole)
+        if got.startswith("[") or "," not in got:  # a placeholder: every part gets it
+            return [escape(got, self.seps) if v else "" for v in (family, given, middle)]
+        fam, _, rest = got.partition(",")
+        words = rest.split()
+        n_given = len(given.split())
+        parts = [fam.strip(), " ".join(words[:n_given]), " ".join(words[n_given:])]
+        return [escape(p, self.seps) if v else "" for p, v in zip(parts, (family, given, middle), strict=True)]
+
     def _xpn(self, comps: list[str], label: Label | None) -> str:
         lab = label or Label.PERSON
-        return self._join([self._sur(lab, self._val(comps, 1)), self._sur(lab, self._val(comps, 2)),
-                           self._sur(lab, self._val(comps, 3)), "", "", "",
-                           self._code(comps, 7, _NAME_TYPES)])
+        return self._join([*self._name(lab, self._val(comps, 1), self._val(comps, 2), self._val(comps, 3)),
+                           "", "", "", self._code(comps, 7, _NAME_TYPES)])
 
     def _xcn(self, comps: list[str], label: Label | None) -> str:
         lab = label or Label.STAFF
         return self._join([self._sur(Label.ID_STAFF, self._val(comps, 1)),
-                           self._sur(lab, self._val(comps, 2)), self._sur(lab, self._val(comps, 3)),
-                           self._sur(lab, self._val(comps, 4))])
+                           *self._name(lab, self._val(comps, 2), self._val(comps, 3), self._val(comps, 4))])
 
     def _cx(self, comps: list[str], label: Label | None) -> str:
         id_type = self._code(comps, 5, _ID_TYPES)

@@ -243,6 +243,10 @@ def _roles(text: str, body: list[tuple[int, int, str]], lang: str, has_title: bo
         return inner + ["keep"] * (n - i)
     if n == 1:
         w = words[0]
+        if "," in text[body[0][1]:]:  # "DUPONT," (an HL7 family name alone)
+            return ["surname"]
+        if "," in text[:body[0][0]]:  # ", Jean" (an HL7 given name alone)
+            return ["given"]
         if _is_initial(w):
             return ["given"]
         if not has_title and is_given(w) and not (w.isupper() and len(w) > 1 and is_surname(w)):

@@ -82,3 +82,34 @@ def test_companion_note_keeps_the_patient_and_gets_its_own_event_id() -> None:
     assert companion.document_date == note.document_date
     assert companion.event_id == "CTRL-EN-0002#hl7-fields"
     assert [companion.text[s.start:s.end] for s in spans] == ["O'BRIEN"]
+
+
+async def test_pid_nk1_names_and_addresses_come_from_the_texts_identities_and_place_rows() -> None:
+    """The text names "Jean-Pierre DUPONT" and "Villeurbanne": PID-5 family and given names, NK1's
+    family name and PID-11's town and postcode are those of the text, and the town and postcode
+    exist together in the shipped table."""
+    from deid.surrogates import gazetteer as gz
+
+    settings = Settings(model=ModelSettings(enabled=False))
+    substituter = Substituter(InMemoryStore(), KeyHasher(settings.secret_bytes()), settings,
+                              random.Random(11))
+    parsed = parse_hl7_note(sample("oru_r01_fr.hl7"), settings)
+    note = to_raw_note(parsed)
+    spans = sorted([_span(note.text, "Jean-Pierre DUPONT", Label.PATIENT),
+                    _span(note.text, "PETIT", Label.STAFF), _span(note.text, "Villeurbanne", Label.CITY)])
+    [deid_note] = await substituter.substitute([note], [spans], MODEL)
+    m = re.search(r"Patient : M\. (\S+) (\S+), né", deid_note.text)
+    assert m, deid_note.text
+    given, family = m.groups()
+    surrogates = await resolve_identity_surrogates(substituter, note, identity_values(parsed.message), MODEL)
+    msg = parse_message(build_deid_hl7(parsed, deid_note.text, surrogates))
+    pid = msg.first("PID")
+    assert (msg.get(pid, 5, 1), msg.get(pid, 5, 2)) == (family, given)
+    assert [msg.get(s, 2, 1) for s in msg.all("NK1")] == [family, family]  # the family's surname
+    town = re.search(r"revoir dans 3 mois à (.+)\.", deid_note.text)
+    assert town and msg.get(pid, 11, 3) == town[1]
+    zipc = msg.get(pid, 11, 5)
+    assert [t for t in gz.gazetteer("FR").towns if t.name == town[1] and zipc in t.postcodes]
+    assert msg.get(pid, 11, 4) == next(t.admin2_name for t in gz.gazetteer("FR").towns if t.name == town[1])
+    nk1 = msg.all("NK1")[0]
+    assert (msg.get(nk1, 4, 3), msg.get(nk1, 4, 5)) == (town[1], zipc)

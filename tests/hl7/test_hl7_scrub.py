@@ -25,6 +25,11 @@ DEID_TEXT = ("Patient : M. Paul MOREAU, né le 02/06/1984.\nAdressé par le Dr L
 def fake_surrogate(label: Label, value: str) -> str:
     """Letters only, stable per (label, value): like the store memo, and unlikely to contain an
     original value by accident. Dates answer in ISO, as the substitution engine would."""
+    if label.category.value == "PER" and "," in value:  # "FAMILY, Given Middle": word by word
+        fam, _, rest = value.partition(",")
+        f = " ".join(fake_surrogate(label, w) for w in fam.split())
+        r = " ".join(fake_surrogate(label, w) for w in rest.split())
+        return f"{f}, {r}" if f and r else f"{f}," if f else f", {r}"
     digest = hashlib.sha256(f"{label}|{value}".encode()).digest()
     if label.category.value == "DATE":
         return f"20{digest[0] % 30:02d}-{1 + digest[1] % 12:02d}-{1 + digest[2] % 28:02d}"
@@ -176,17 +181,20 @@ def test_identity_values_lists_what_the_scrubber_asks_for(fr_oru: bytes) -> None
     values = identity_values(parsed.message)
     assert set(values) == set(asked)
     assert (Label.ID_SSN, "1850375123456") in values
-    assert (Label.PATIENT, "DUPONT") in values and (Label.RELATIVE, "DUPONT") in values
+    # a name is asked for whole, "FAMILY, Given Middle": its parts come from one identity
+    assert (Label.PATIENT, "DUPONT, Jean-Pierre Marcel") in values
+    assert any(lab is Label.RELATIVE and v.startswith("DUPONT,") for lab, v in values)
 
 
 def test_build_deid_hl7_with_a_partial_mapping_uses_placeholders_not_originals(fr_oru: bytes) -> None:
     parsed = parse_note(fr_oru)
-    mapping = {(Label.PATIENT, "DUPONT"): "MOREAU"}
+    mapping = {(Label.PATIENT, "DUPONT, Jean-Pierre Marcel"): "MOREAU, Paul-Henri Louis"}
     out = build_deid_hl7(parsed, DEID_TEXT, mapping).decode("utf-8")
     assert out.startswith("MSH|") and out.endswith("\r")
     msg = parse_message(out.encode())
-    assert msg.get(msg.first("PID"), 5, 1) == "MOREAU"
-    assert msg.get(msg.first("PID"), 5, 2) == "[PER]"
+    pid = msg.first("PID")
+    assert [msg.get(pid, 5, i) for i in (1, 2, 3)] == ["MOREAU", "Paul-Henri", "Louis"]
+    assert msg.get(pid, 6, 1) == "[PER]"  # not resolved: a placeholder, never the original
     assert "1850375123456" not in out and "DUPONT" not in out
 
 
