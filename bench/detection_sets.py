@@ -9,7 +9,9 @@ Usage:
 file is scored with the rules alone (and said so). Every figure is against the corpus's own gold
 (``convention=False``): "official" is MEDDOCAN's strict NER measure on the corpus's tags
 (``deid.eval.official``), "strict" exact span and project label, "relaxed" any overlap whatever
-the labels (label-agnostic). ``--ablate`` prints the pipeline less each step in turn.
+the labels (label-agnostic). ``--ablate`` prints the pipeline less each step in turn;
+``--convention`` scores against gold projected onto the project's span convention instead
+(``deid eval --convention``).
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=Path("../shared/data"))
     p.add_argument("--without", default="", help="comma-separated steps to leave out")
     p.add_argument("--ablate", action="store_true", help="also score the pipeline less each step")
+    p.add_argument("--convention", action="store_true",
+                   help="score against gold under the project's span convention (deid eval --convention)")
     args = p.parse_args()
 
     rules = RuleDetector()
@@ -95,7 +99,7 @@ def main() -> None:
           "| relaxed (label-agnostic) P / R / F1 |")  # fmt: skip
     print("|---|---:|---:|---|---|---|---|")
     for name in args.sets or list(SETS):
-        docs = load_set(name, args.data)
+        docs = load_set(name, args.data, convention=args.convention)
         rule_spans = rules.detect([d.text for d in docs], [d.language for d in docs])
         model = _cached(args.cache, name)
         corpus = _corpus(name)

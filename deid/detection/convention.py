@@ -59,7 +59,7 @@ _DEICTIC_DATE = re.compile(
 )
 # "M. et Mme Robins", "M . et Mme T .": the "M" is the couple's title, not an initial.
 _COUPLE_AFTER = re.compile(rf"\s?\.?\s+(?:et|and)\s+(?:{_TITLES})\b", re.IGNORECASE)
-_TRAILING = ",;:-–"
+_TRAILING = ",;:-–(["  # an opening bracket never ends a mention ("Instituto ... (" before "(IOBA)")
 _TRAILING_EXACT = ",;"  # e-mail, URL, IP and identifiers: ":" and "-" may end them ("2001:db8::")
 # A final period ends the sentence unless the last word is an initial or a dotted abbreviation
 # ("J.", "S.A."), whose period belongs to it.

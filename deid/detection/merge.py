@@ -21,7 +21,9 @@ them, whatever its label: "Georgette Noirot 31, RUE GÉRARD GOMEZ" read as one P
 and "31, RUE GÉRARD GOMEZ" by the street rule becomes PERSON + STREET. A model span with exactly
 the rules' extent keeps its own label there (a postcode that MEDDOCAN calls a place).
 Within the DATE category the model's BIRTH_DATE refines
-the rules' DATE: the label needs the context the model reads. A model DATE over a list of dates
+the rules' DATE: the label needs the context the model reads; within persons, a role the rules
+read from a title, a field or a kinship word (STAFF after "Dr", RELATIVE after "daughter")
+refines the model's role-less PERSON. A model DATE over a list of dates
 that the rules each found complete ("28 janvier et 10 février 1997") is the rules' dates: ECHR
 splits such lists, and joins them only where one side is no date alone ("les 16 et 17 avril").
 """
@@ -75,6 +77,10 @@ def resolve(spans: Iterable[Span], choose: Chooser = longest) -> list[Span]:
 # Labels whose extent the pattern fixes exactly (an e-mail address, a URL, an IP address, a
 # numbered street, a postcode).
 _SELF_DELIMITED = frozenset({Label.EMAIL, Label.URL, Label.IP, Label.STREET, Label.POSTCODE})
+
+
+# Person labels that say the person's role; PERSON says none.
+_ROLES = frozenset({Label.PATIENT, Label.STAFF, Label.RELATIVE})
 
 
 def _rules_win(rule: Span) -> bool:
@@ -179,6 +185,9 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             winner = model if model.length > rule.length else rule
         elif (rule.label, model.label) == (Label.DATE, Label.BIRTH_DATE):
             winner = Span(rule.start, rule.end, Label.BIRTH_DATE, rule.source, rule.score)
+        elif model.label is Label.PERSON and rule.label in _ROLES:
+            # the rules' role refines the model's role-less person ("Dr. K. Lee" read as PERSON)
+            winner = Span(model.start, model.end, rule.label, model.source, model.score)
         elif rule.label == model.label or _rules_win(rule) or _delimits(from_rules, from_model):
             # the rules' extent stands (an address's syntax fixes it, or a checked pattern won);
             # whatever else the model flagged stays flagged beside it

@@ -68,8 +68,9 @@ class AgeRecognizer(RegexRecognizer):
             re.compile(rf"\b(?:tenía|tiene|tenia|cumplió|cumple|cumplir|contaba\s+con)\s+"
                        rf"(?P<phi>{_ES_AGE})", _I),
             # bare "40 años" not after a temporal word
-            re.compile(rf"(?<![\w'-])(?<!\d[.,])(?P<phi>{_ES_YEARS})(?!\s+(?:después|antes|más\s+tarde|"
-                       rf"de\s+evolución|de\s+seguimiento|de\s+duración|de\s+tratamiento|atrás))", _I),
+            re.compile(rf"(?<![\w'-])(?<!\d[.,])(?P<phi>{_ES_YEARS})(?!\s+(?:después|despúes|antes|más|"
+                       rf"de\s+evolución|de\s+seguimiento|de\s+duración|de\s+tratamiento|atrás|previamente|"
+                       rf"previos|previas|tras))", _I),
         ),
         "en": (
             # 40-year-old, 40 year old, 3-month-old

@@ -310,3 +310,14 @@ def test_a_hospital_after_a_hospital_and_a_comma_is_its_town() -> None:
     two = "CHU de Bordeaux, Hôpital Pellegrin"  # a hospital's own name keeps its label
     spans = [model(0, two.index(","), Label.HOSPITAL), model(two.index("Hôpital"), len(two), Label.HOSPITAL)]
     assert [s.label for s in tell_hospital_towns(spans, two)] == [Label.HOSPITAL, Label.HOSPITAL]
+
+
+def test_a_role_the_rules_read_refines_the_models_role_less_person() -> None:
+    text = "Spoke with Dr. K. Lee re: Lasix"
+    start = text.index("K. Lee")
+    rule = Span(start, start + 6, Label.STAFF, "rules.titled_name")
+    model = Span(start, start + 6, Label.PERSON, "ner", 0.9)
+    out = merge([rule], [model], text)
+    assert [(s.start, s.end, s.label) for s in out] == [(start, start + 6, Label.STAFF)]
+    patient = Span(start, start + 6, Label.PATIENT, "ner", 0.9)  # a role the model gave stays
+    assert [s.label for s in merge([rule], [patient], text)] == [Label.PATIENT]
