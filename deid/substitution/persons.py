@@ -92,7 +92,8 @@ class PersonOperator(Operator):
                 if m.said_gender:
                     p.said.append(m.said_gender)
                 p.lexicon = p.lexicon or identity.gender_of_given(
-                    next(u.text for u in m.units if u.role == "given"), lang)
+                    next(u.text for u in m.units if u.role == "given"), lang
+                )
         for it, m in zip(items, parsed, strict=True):
             it.data = PersonMention(m, self._link(m, people))
             keys: list[str] = []
@@ -125,20 +126,34 @@ class PersonOperator(Operator):
             return (m.surnames[0], m.givens[0])
         said = m.said_gender
         if m.surnames:  # "Mme Dupont", "J. Dupont", "DUPONT"
-            cands = [k for k, p in people.items() if p.surname == m.surnames[0] and _compatible(gender(p), said)
-                     and (not m.given_initial or p.given.startswith(m.given_initial))]
+            cands = [
+                k
+                for k, p in people.items()
+                if p.surname == m.surnames[0]
+                and _compatible(gender(p), said)
+                and (not m.given_initial or p.given.startswith(m.given_initial))
+            ]
         elif m.givens:  # "Mary", "sa fille Marie"
             cands = [k for k, p in people.items() if p.given == m.givens[0] and _compatible(gender(p), said)]
         else:  # "J.D."
             letters = [u.value for u in m.units]
-            cands = [k for k, p in people.items() if len(letters) == 2 and
-                     p.given.startswith(letters[0]) and p.surname.startswith(letters[1])]
+            cands = [
+                k
+                for k, p in people.items()
+                if len(letters) == 2 and p.given.startswith(letters[0]) and p.surname.startswith(letters[1])
+            ]
         return cands[0] if len(cands) == 1 else None
 
     # ------------------------------------------------------------------------------- draw
 
-    def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
-             eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
+    def draw(
+        self,
+        ctx: NoteContext,
+        items: Sequence[Item],
+        memo: Mapping[str, str],
+        eps: Mapping[str, float],
+        cost: Mapping[str, int],
+    ) -> list[Release]:
         out: dict[str, str] = {}
         lang, rng = ctx.language, ctx.rng
         people = _persons(ctx)
@@ -160,18 +175,27 @@ class PersonOperator(Operator):
         person_gender: dict[tuple[str, str], str] = {}
         for key, p in people.items():
             record = get(_k(ctx, "person", *key))
-            g = (p.said[0] if p.said else None) or (record.split("|", 1)[0] if record else None) \
-                or p.lexicon or history_gender(p.given) or rng.choice(GENDERS)
+            g = (
+                (p.said[0] if p.said else None)
+                or (record.split("|", 1)[0] if record else None)
+                or p.lexicon
+                or history_gender(p.given)
+                or rng.choice(GENDERS)
+            )
             person_gender[key] = g
-        for i, it in enumerate(items):
+        for it in items:
             pm: PersonMention = it.data
             m = pm.mention
             if pm.person is not None and pm.person in person_gender:
                 g = m.said_gender or person_gender[pm.person]
             else:
                 first = next((u.text for u in m.units if u.role == "given"), "")
-                g = m.said_gender or (history_gender(m.givens[0]) if m.givens else None) or \
-                    (identity.gender_of_given(first, lang) if first else None) or rng.choice(GENDERS)
+                g = (
+                    m.said_gender
+                    or (history_gender(m.givens[0]) if m.givens else None)
+                    or (identity.gender_of_given(first, lang) if first else None)
+                    or rng.choice(GENDERS)
+                )
             genders[id(it)] = g
 
         def draw_last(original: str) -> str:
@@ -188,7 +212,7 @@ class PersonOperator(Operator):
             return v
 
         # 2. surnames and given names
-        for i, it in enumerate(items):
+        for it in items:
             m = it.data.mention
             for u in m.units:
                 if u.role == "surname":
@@ -213,7 +237,7 @@ class PersonOperator(Operator):
             if get(_k(ctx, "initial", s, f[:1])) is None:
                 out[_k(ctx, "initial", s, f[:1])] = given
         # 4. initials of people the note does not name in full
-        for i, it in enumerate(items):
+        for it in items:
             m = it.data.mention
             if m.given_initial and m.surnames and it.data.person is None:
                 k = _k(ctx, "initial", m.surnames[0], m.given_initial)
@@ -239,7 +263,8 @@ class PersonOperator(Operator):
                 v = memo.get(_k(ctx, "surname", u.value))
             elif u.role == "given":
                 v = memo.get(_k(ctx, "given", g, u.value)) or next(
-                    (memo[k] for x in GENDERS if (k := _k(ctx, "given", x, u.value)) in memo), None)
+                    (memo[k] for x in GENDERS if (k := _k(ctx, "given", x, u.value)) in memo), None
+                )
             elif u.role == "given_initial":
                 if person is not None:
                     rec = memo.get(_k(ctx, "person", *person), "")

@@ -35,15 +35,92 @@ _GROUPED = (Label.CITY, Label.POSTCODE, Label.LOCATION, Label.COUNTRY, Label.STR
 
 # Words that say what kind of organisation a name is: kept verbatim.
 _ORG_WORDS = {
-    "chu", "chru", "chr", "ch", "chi", "chs", "ghu", "gh", "centre", "center", "centro", "hospitalier",
-    "hospitaliere", "hospitalario", "universitaire", "universitario", "universitaria", "university",
-    "regional", "régional", "general", "hôpital", "hopital", "hospital", "hospitales", "hospices", "civils",
-    "clinique", "polyclinique", "clinica", "clínica", "clinic", "clinico", "clínico", "ehpad", "maison",
-    "institut", "instituto", "institute", "de", "du", "des", "d'", "la", "le", "les", "del", "of", "the",
-    "santé", "sante", "salud", "health", "medical", "médical", "privé", "prive", "privado", "complejo",
-    "residencia", "résidence", "cabinet", "laboratoire", "laboratoires", "pharmacie", "farmacia",
-    "infirmary", "royal", "memorial", "community", "children's", "enfants", "niños", "mère", "infantil",
-    "materno", "et", "y", "and", "médico", "medico", "service", "servicio", "unidad", "unité", "mutualiste",
+    "chu",
+    "chru",
+    "chr",
+    "ch",
+    "chi",
+    "chs",
+    "ghu",
+    "gh",
+    "centre",
+    "center",
+    "centro",
+    "hospitalier",
+    "hospitaliere",
+    "hospitalario",
+    "universitaire",
+    "universitario",
+    "universitaria",
+    "university",
+    "regional",
+    "régional",
+    "general",
+    "hôpital",
+    "hopital",
+    "hospital",
+    "hospitales",
+    "hospices",
+    "civils",
+    "clinique",
+    "polyclinique",
+    "clinica",
+    "clínica",
+    "clinic",
+    "clinico",
+    "clínico",
+    "ehpad",
+    "maison",
+    "institut",
+    "instituto",
+    "institute",
+    "de",
+    "du",
+    "des",
+    "d'",
+    "la",
+    "le",
+    "les",
+    "del",
+    "of",
+    "the",
+    "santé",
+    "sante",
+    "salud",
+    "health",
+    "medical",
+    "médical",
+    "privé",
+    "prive",
+    "privado",
+    "complejo",
+    "residencia",
+    "résidence",
+    "cabinet",
+    "laboratoire",
+    "laboratoires",
+    "pharmacie",
+    "farmacia",
+    "infirmary",
+    "royal",
+    "memorial",
+    "community",
+    "children's",
+    "enfants",
+    "niños",
+    "mère",
+    "infantil",
+    "materno",
+    "et",
+    "y",
+    "and",
+    "médico",
+    "medico",
+    "service",
+    "servicio",
+    "unidad",
+    "unité",
+    "mutualiste",
 }
 _SAINT = re.compile(r"^(saint|sainte|st|ste|san|santa|santo|sant)\b[-. ]*", re.I)
 _BIG = ("chu", "chru", "universit", "clinico", "university", "chr ")
@@ -73,8 +150,11 @@ def _groups(items: Sequence[Item], text: str) -> list[list[Item]]:
     for it in sorted(items, key=lambda i: i.span.start):
         if it.label not in _GROUPED:
             continue
-        if out and _GAP.match(text[out[-1][-1].span.end : it.span.start]) and \
-                text[out[-1][-1].span.end : it.span.start].count("\n") <= 2:
+        if (
+            out
+            and _GAP.match(text[out[-1][-1].span.end : it.span.start])
+            and text[out[-1][-1].span.end : it.span.start].count("\n") <= 2
+        ):
             out[-1].append(it)
         else:
             out.append([it])
@@ -141,10 +221,15 @@ class PlaceOperator(Operator):
         rg = anchor[0] if anchor else region
         g = gz.gazetteer(rg)
         lead = anchor_item or next((it for it in places if it.label is Label.CITY), None)
-        elision = gz.elision_of(text[max(0, lead.span.start - 6) : lead.span.start], ctx.language) if lead else ""
+        elision = (
+            gz.elision_of(text[max(0, lead.span.start - 6) : lead.span.start], ctx.language) if lead else ""
+        )
         for it in group:
-            if it.label is Label.STREET or not key or (it.label is Label.COUNTRY and not
-                                                         gz.is_own_country(it.text, rg)):
+            if (
+                it.label is Label.STREET
+                or not key
+                or (it.label is Label.COUNTRY and not gz.is_own_country(it.text, rg))
+            ):
                 it.key = ctx.key(it.label, it.text)
                 continue
             role = "town"
@@ -155,8 +240,9 @@ class PlaceOperator(Operator):
             elif it.label is Label.LOCATION and it is not anchor_item:
                 role = g.admin_kind(it.text) or "town"
             it.key = key
-            it.data = PlaceMention(rg, anchor[1] if anchor else None, role, elision,
-                                   it.text if it.label is Label.CITY else "")
+            it.data = PlaceMention(
+                rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else ""
+            )
         for it in group:  # only the town a table knows goes through the mechanism
             if it is not anchor_item and it.strategy in ("exponential", "geo"):
                 it.strategy = "random"
@@ -192,7 +278,13 @@ class PlaceOperator(Operator):
             before = re.sub(r"(?i)\b(de|du|des|del)\s+$|\b[dD]['’]$", "", text[:s])
             joined = before != text[:s]
             big = any(b in kind + " " for b in _BIG)
-            minimum = 100_000 if big else 15_000 if re.search(r"hospital|hospitalier|\bch\b|general", kind) else 5_000
+            minimum = (
+                100_000
+                if big
+                else 15_000
+                if re.search(r"hospital|hospitalier|\bch\b|general", kind)
+                else 5_000
+            )
             it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{r}\x1f{fold(town)}\x1f{minimum}")
             it.data = OrgMention(r, before + ("\x00" if joined else ""), text[e:], town, minimum)
             return
@@ -213,10 +305,16 @@ class PlaceOperator(Operator):
 
     # ------------------------------------------------------------------------------- draw
 
-    def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
-             eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
+    def draw(
+        self,
+        ctx: NoteContext,
+        items: Sequence[Item],
+        memo: Mapping[str, str],
+        eps: Mapping[str, float],
+        cost: Mapping[str, int],
+    ) -> list[Release]:
         out: dict[str, Release] = {}
-        rng, lang = ctx.rng, ctx.language
+        rng = ctx.rng
         costed_keys = {it.key for it in items if it.costed}
         avoid = names.name_words(it.text for it in items if it.label.category is Category.ORG)
         for it in sorted(items, key=lambda i: not i.costed):
@@ -229,12 +327,17 @@ class PlaceOperator(Operator):
                     if it.key not in eps:
                         continue  # not paid for: nothing may be drawn
                     assert d.origin is not None
-                    i = (g.geo(rng, d.origin, eps[it.key], d.elision) if it.strategy == "geo"
-                         else g.exponential(rng, d.origin, eps[it.key], d.elision))
+                    i = (
+                        g.geo(rng, d.origin, eps[it.key], d.elision)
+                        if it.strategy == "geo"
+                        else g.exponential(rng, d.origin, eps[it.key], d.elision)
+                    )
                     out[it.key] = Release(it.key, g.record(rng, i), cost[it.key])
                 elif it.key not in costed_keys:
                     exclude = g.towns[d.origin].name if d.origin is not None else d.exclude
-                    out[it.key] = Release(it.key, g.record(rng, g.uniform(rng, exclude, elision=d.elision)), 0)
+                    out[it.key] = Release(
+                        it.key, g.record(rng, g.uniform(rng, exclude, elision=d.elision)), 0
+                    )
             elif isinstance(d, OrgMention):
                 out[it.key] = Release(it.key, self._org(ctx, it, d, avoid), 0)
             else:
@@ -247,11 +350,14 @@ class PlaceOperator(Operator):
             g = gz.gazetteer(d.region)
             return g.record(rng, g.uniform(rng, d.town, d.min_population))
         if d.saint:
-            return names.draw_first(rng, lang, "female" if fold(d.saint).startswith(("sainte", "ste", "santa"))
-                                    else "male", avoid)
+            return names.draw_first(
+                rng, lang, "female" if fold(d.saint).startswith(("sainte", "ste", "santa")) else "male", avoid
+            )
         if not d.before.strip():  # no kind word: a name of the language's kind
             town = gz.gazetteer(gz.region_of(lang, ctx.region))
-            return formats.organisation(rng, lang, town.towns[town.uniform(rng)].name, names.draw_last(rng, lang, "", avoid))
+            return formats.organisation(
+                rng, lang, town.towns[town.uniform(rng)].name, names.draw_last(rng, lang, "", avoid)
+            )
         return names.draw_last(rng, lang, "", avoid)
 
     def _other(self, ctx: NoteContext, it: Item) -> str:
@@ -283,10 +389,12 @@ class PlaceOperator(Operator):
                 body = gz.with_connector(town, ctx.language) if d.before.endswith("\x00") else town
                 return d.before.rstrip("\x00") + body + d.after, "random"
             if d.saint:
-                return d.before + (" " if d.before and not d.before.endswith(" ") else "") + d.saint + value, "random"
+                return d.before + (
+                    " " if d.before and not d.before.endswith(" ") else ""
+                ) + d.saint + value, "random"
             if d.before.strip():
                 sep = "" if d.before.endswith((" ", "'", "’")) else " "
-                return d.before + sep + names.match_case(item.text[len(d.before):], value), "random"
+                return d.before + sep + names.match_case(item.text[len(d.before) :], value), "random"
             return value, "random"
         return value, "random"
 
@@ -298,6 +406,10 @@ def _render_place(original: str, role: str, rec: gz.PlaceRecord) -> str:
         return formats.reshape(original, "".join(b)) if len(a) == len(b) else rec.postcode
     if role == "country":
         return original  # the same country: the row is in the mentioned country's table
-    value = {"admin1": rec.admin1_name, "admin1_code": rec.admin1_code, "admin2": rec.admin2_name,
-             "admin2_code": rec.admin2_code}.get(role, rec.town)
+    value = {
+        "admin1": rec.admin1_name,
+        "admin1_code": rec.admin1_code,
+        "admin2": rec.admin2_name,
+        "admin2_code": rec.admin2_code,
+    }.get(role, rec.town)
     return names.match_case(original, value or rec.town)

@@ -28,12 +28,22 @@ COUNTRY = {"FR": "France", "ES": "España", "US": "United States", "GB": "United
 COUNTRY_ALIASES = {
     "FR": ("france", "republique francaise"),
     "ES": ("espana", "spain", "espagne", "reino de espana"),
-    "US": ("usa", "u.s.a.", "us", "u.s.", "united states", "united states of america", "etats unis", "estados unidos"),
+    "US": (
+        "usa",
+        "u.s.a.",
+        "us",
+        "u.s.",
+        "united states",
+        "united states of america",
+        "etats unis",
+        "estados unidos",
+    ),
     "GB": ("uk", "u.k.", "united kingdom", "great britain", "britain", "royaume uni", "reino unido"),
 }
 _ARTICLE = re.compile(r"^(le|la|les|l)\b", re.I)
 _ARRONDISSEMENT = re.compile(
-    r"^(paris|lyon|marseille)\s*[- ]?\s*(\d{1,2})\s*(?:e|er|eme|ème|è)?(?:\s*arr(?:ondissement|\.)?)?$")
+    r"^(paris|lyon|marseille)\s*[- ]?\s*(\d{1,2})\s*(?:e|er|eme|ème|è)?(?:\s*arr(?:ondissement|\.)?)?$"
+)
 _VOWELS = set("aeiouyh")
 
 
@@ -126,7 +136,7 @@ class Gazetteer:
         return out
 
     def admin_kind(self, text: str) -> str | None:
-        """"admin1", "admin1_code", "admin2" or "admin2_code" when ``text`` names a unit of the table."""
+        """ "admin1", "admin1_code", "admin2" or "admin2_code" when ``text`` names a unit of the table."""
         f = fold(text.strip().rstrip("."))
         if f in self.admin1:
             return "admin1_code" if f == fold(self.admin1[f]) else "admin1"
@@ -157,7 +167,9 @@ class Gazetteer:
         could not take (an article-initial name, or the other elision class)."""
         return [i for i in self.blocks[self.towns[origin].admin1_code] if _fits(self.towns[i].name, elision)]
 
-    def exponential_distribution(self, origin: int, epsilon: float, elision: str = "") -> tuple[list[int], list[float]]:
+    def exponential_distribution(
+        self, origin: int, epsilon: float, elision: str = ""
+    ) -> tuple[list[int], list[float]]:
         """P[i | origin] ∝ exp(eps · (1 - d(origin, i)) / (2 ΔU)), ΔU = 1, over the fixed candidates."""
         from deid.privacy.mechanisms import exponential_weights
 
@@ -176,15 +188,22 @@ class Gazetteer:
         dx, dy = planar_laplace(rng, epsilon_per_km)
         lat = o.lat + dy / 111.32
         lon = o.lon + dx / (111.32 * max(math.cos(math.radians(o.lat)), 1e-6))
-        pool = [i for i in range(len(self.towns)) if _fits(self.towns[i].name, elision)] or list(range(len(self.towns)))
+        pool = [i for i in range(len(self.towns)) if _fits(self.towns[i].name, elision)] or list(
+            range(len(self.towns))
+        )
         return min(pool, key=lambda i: _km(lat, lon, self.towns[i].lat, self.towns[i].lon))
 
-    def uniform(self, rng: random.Random, exclude: str = "", min_population: int = 0, elision: str = "") -> int:
+    def uniform(
+        self, rng: random.Random, exclude: str = "", min_population: int = 0, elision: str = ""
+    ) -> int:
         """A town drawn uniformly from the whole table (free: it depends on nothing true), never
         the excluded one."""
         ex = town_key(exclude) if exclude else ""
-        pool = [i for i, t in enumerate(self.towns)
-                if t.population >= min_population and _fits(t.name, elision) and town_key(t.name) != ex]
+        pool = [
+            i
+            for i, t in enumerate(self.towns)
+            if t.population >= min_population and _fits(t.name, elision) and town_key(t.name) != ex
+        ]
         return rng.choice(pool or [i for i, t in enumerate(self.towns) if town_key(t.name) != ex])
 
     # ------------------------------------------------------------------------------ records
@@ -197,10 +216,14 @@ class Gazetteer:
         if t.postcodes:
             pc = t.postcodes[0]  # the main one (a city's first arrondissement)
         elif self.region == "ES":
-            pc = t.area + (f"0{rng.randint(1, 50):02d}" if t.population > 100_000 else f"{rng.randint(1, 99):02d}0")
+            pc = t.area + (
+                f"0{rng.randint(1, 50):02d}" if t.population > 100_000 else f"{rng.randint(1, 99):02d}0"
+            )
         elif self.region == "GB":
-            pc = f"{t.area}{rng.randint(1, 20)} {rng.randint(1, 9)}{rng.choice('ABDEFGHJLNPQRSTUWXYZ')}" \
-                 f"{rng.choice('ABDEFGHJLNPQRSTUWXYZ')}"
+            pc = (
+                f"{t.area}{rng.randint(1, 20)} {rng.randint(1, 9)}{rng.choice('ABDEFGHJLNPQRSTUWXYZ')}"
+                f"{rng.choice('ABDEFGHJLNPQRSTUWXYZ')}"
+            )
         else:
             pc = "".join(rng.choice(string.digits) for _ in range(5))
         return "|".join((self.region, t.name, pc, t.admin2_code, t.admin2_name, t.admin1_code, t.admin1_name))
@@ -237,8 +260,9 @@ def _fits(name: str, elision: str) -> bool:
     """French contexts: "à Le Mans" and "de Auxerre" are wrong, "d'Besançon" too."""
     if not elision:
         return True
-    if _ARTICLE.match(fold(name)) and (name[1:2] in (" ", "'", "’") or name[2:3] in (" ", "'", "’")
-                                        or name[3:4] == " "):
+    if _ARTICLE.match(fold(name)) and (
+        name[1:2] in (" ", "'", "’") or name[2:3] in (" ", "'", "’") or name[3:4] == " "
+    ):
         return False
     initial = fold(name)[:1]
     if elision == "vowel":
@@ -266,11 +290,24 @@ def elision_of(before: str, lang: str) -> str:
 def gazetteer(region: str) -> Gazetteer:
     blob = resources.files("deid.data").joinpath(f"gazetteer_{region.lower()}.csv.gz").read_bytes()
     rows = list(csv.DictReader(io.StringIO(gzip.decompress(blob).decode("utf-8"))))
-    return Gazetteer(region, [
-        Town(r["town"], tuple(p for p in r["postcodes"].split(";") if p), r["admin2_code"], r["admin2_name"],
-             r["admin1_code"], r["admin1_name"], float(r["lat"]), float(r["lon"]), int(r["population"]), r["area"])
-        for r in rows
-    ])
+    return Gazetteer(
+        region,
+        [
+            Town(
+                r["town"],
+                tuple(p for p in r["postcodes"].split(";") if p),
+                r["admin2_code"],
+                r["admin2_name"],
+                r["admin1_code"],
+                r["admin1_name"],
+                float(r["lat"]),
+                float(r["lon"]),
+                int(r["population"]),
+                r["area"],
+            )
+            for r in rows
+        ],
+    )
 
 
 def region_of(lang: str, region: str) -> str:
@@ -285,8 +322,9 @@ def lookup_order(region: str) -> list[str]:
 
 
 def is_own_country(text: str, region: str) -> bool:
-    return fold(text.strip()).rstrip(".") in {a.rstrip(".") for a in COUNTRY_ALIASES.get(region, ())} or \
-        fold(text.strip()) == fold(COUNTRY.get(region, "\0"))
+    return fold(text.strip()).rstrip(".") in {a.rstrip(".") for a in COUNTRY_ALIASES.get(region, ())} or fold(
+        text.strip()
+    ) == fold(COUNTRY.get(region, "\0"))
 
 
 def connector(town: str, lang: str) -> str:

@@ -21,50 +21,233 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*(?:-[^\W\d_]+(?:['’][^\W\d_]
 
 KIN: dict[str, str | None] = {
     # fr
-    "fils": "male", "fille": "female", "pere": "male", "mere": "female", "frere": "male", "soeur": "female",
-    "sœur": "female", "epoux": "male", "epouse": "female", "mari": "male", "femme": "female",
-    "conjoint": "male", "conjointe": "female", "compagnon": "male", "compagne": "female", "oncle": "male",
-    "tante": "female", "neveu": "male", "niece": "female", "grand-pere": "male", "grand-mere": "female",
-    "petit-fils": "male", "petite-fille": "female", "cousin": "male", "cousine": "female", "gendre": "male",
-    "belle-fille": "female", "beau-fils": "male", "belle-mere": "female", "beau-pere": "male",
-    "beau-frere": "male", "belle-soeur": "female", "papa": "male", "maman": "female", "veuve": "female",
-    "veuf": "male", "ami": "male", "amie": "female", "voisin": "male", "voisine": "female",
+    "fils": "male",
+    "fille": "female",
+    "pere": "male",
+    "mere": "female",
+    "frere": "male",
+    "soeur": "female",
+    "sœur": "female",
+    "epoux": "male",
+    "epouse": "female",
+    "mari": "male",
+    "femme": "female",
+    "conjoint": "male",
+    "conjointe": "female",
+    "compagnon": "male",
+    "compagne": "female",
+    "oncle": "male",
+    "tante": "female",
+    "neveu": "male",
+    "niece": "female",
+    "grand-pere": "male",
+    "grand-mere": "female",
+    "petit-fils": "male",
+    "petite-fille": "female",
+    "cousin": "male",
+    "cousine": "female",
+    "gendre": "male",
+    "belle-fille": "female",
+    "beau-fils": "male",
+    "belle-mere": "female",
+    "beau-pere": "male",
+    "beau-frere": "male",
+    "belle-soeur": "female",
+    "papa": "male",
+    "maman": "female",
+    "veuve": "female",
+    "veuf": "male",
+    "ami": "male",
+    "amie": "female",
+    "voisin": "male",
+    "voisine": "female",
     # es
-    "hijo": "male", "hija": "female", "padre": "male", "madre": "female", "hermano": "male",
-    "hermana": "female", "esposo": "male", "esposa": "female", "marido": "male", "mujer": "female",
-    "tio": "male", "tia": "female", "sobrino": "male", "sobrina": "female", "abuelo": "male",
-    "abuela": "female", "nieto": "male", "nieta": "female", "primo": "male", "prima": "female",
-    "suegro": "male", "suegra": "female", "yerno": "male", "nuera": "female", "cunado": "male",
-    "cunada": "female", "pareja": None, "novio": "male", "novia": "female", "amigo": "male", "amiga": "female",
-    "vecino": "male", "vecina": "female",
+    "hijo": "male",
+    "hija": "female",
+    "padre": "male",
+    "madre": "female",
+    "hermano": "male",
+    "hermana": "female",
+    "esposo": "male",
+    "esposa": "female",
+    "marido": "male",
+    "mujer": "female",
+    "tio": "male",
+    "tia": "female",
+    "sobrino": "male",
+    "sobrina": "female",
+    "abuelo": "male",
+    "abuela": "female",
+    "nieto": "male",
+    "nieta": "female",
+    "primo": "male",
+    "prima": "female",
+    "suegro": "male",
+    "suegra": "female",
+    "yerno": "male",
+    "nuera": "female",
+    "cunado": "male",
+    "cunada": "female",
+    "pareja": None,
+    "novio": "male",
+    "novia": "female",
+    "amigo": "male",
+    "amiga": "female",
+    "vecino": "male",
+    "vecina": "female",
     # en
-    "son": "male", "daughter": "female", "father": "male", "mother": "female", "brother": "male",
-    "sister": "female", "husband": "male", "wife": "female", "uncle": "male", "aunt": "female",
-    "nephew": "male", "niece_en": "female", "grandfather": "male", "grandmother": "female",
-    "grandson": "male", "granddaughter": "female", "mom": "female", "mum": "female", "dad": "male",
-    "partner": None, "friend": None, "boyfriend": "male", "girlfriend": "female", "widow": "female",
-    "neighbour": None, "neighbor": None, "son-in-law": "male", "daughter-in-law": "female",
+    "son": "male",
+    "daughter": "female",
+    "father": "male",
+    "mother": "female",
+    "brother": "male",
+    "sister": "female",
+    "husband": "male",
+    "wife": "female",
+    "uncle": "male",
+    "aunt": "female",
+    "nephew": "male",
+    "niece_en": "female",
+    "grandfather": "male",
+    "grandmother": "female",
+    "grandson": "male",
+    "granddaughter": "female",
+    "mom": "female",
+    "mum": "female",
+    "dad": "male",
+    "partner": None,
+    "friend": None,
+    "boyfriend": "male",
+    "girlfriend": "female",
+    "widow": "female",
+    "neighbour": None,
+    "neighbor": None,
+    "son-in-law": "male",
+    "daughter-in-law": "female",
 }
 # words kept before a name only when a title or a kinship word is among them ("Le Goff" is a name)
-_DETERMINERS = {"sa", "son", "ses", "le", "la", "les", "l'", "leur", "du", "de", "des", "su", "sus", "el",
-                "del", "los", "las", "his", "her", "their", "the", "our", "my", "mon", "ma", "notre", "a", "of",
-                "y", "et", "and", "chez"}
+_DETERMINERS = {
+    "sa",
+    "son",
+    "ses",
+    "le",
+    "la",
+    "les",
+    "l'",
+    "leur",
+    "du",
+    "de",
+    "des",
+    "su",
+    "sus",
+    "el",
+    "del",
+    "los",
+    "las",
+    "his",
+    "her",
+    "their",
+    "the",
+    "our",
+    "my",
+    "mon",
+    "ma",
+    "notre",
+    "a",
+    "of",
+    "y",
+    "et",
+    "and",
+    "chez",
+}
 _TITLE_GENDER: dict[str, str | None] = {
-    "m": "male", "m.": "male", "mr": "male", "mr.": "male", "monsieur": "male", "mme": "female",
-    "mme.": "female", "mlle": "female", "mlle.": "female", "madame": "female", "mademoiselle": "female",
-    "mrs": "female", "mrs.": "female", "ms": "female", "ms.": "female", "miss": "female",
-    "sr": "male", "sr.": "male", "senor": "male", "sra": "female", "sra.": "female", "senora": "female",
-    "srta": "female", "srta.": "female", "senorita": "female", "don": "male", "d.": "male", "dona": "female",
-    "dna.": "female", "dña.": "female", "dra": "female", "dra.": "female", "doctora": "female",
-    "docteure": "female", "dr": None, "dr.": None, "doctor": None, "docteur": None, "pr": None, "pr.": None,
-    "prof": None, "prof.": None, "professeur": None, "professeure": "female", "profesor": "male",
-    "profesora": "female", "professor": None, "sir": "male", "lady": "female", "dame": "female",
-    "me": None, "me.": None, "maitre": None, "maître": None, "nurse": None, "infirmier": "male",
-    "infirmiere": "female", "enfermero": "male", "enfermera": "female",
+    "m": "male",
+    "m.": "male",
+    "mr": "male",
+    "mr.": "male",
+    "monsieur": "male",
+    "mme": "female",
+    "mme.": "female",
+    "mlle": "female",
+    "mlle.": "female",
+    "madame": "female",
+    "mademoiselle": "female",
+    "mrs": "female",
+    "mrs.": "female",
+    "ms": "female",
+    "ms.": "female",
+    "miss": "female",
+    "sr": "male",
+    "sr.": "male",
+    "senor": "male",
+    "sra": "female",
+    "sra.": "female",
+    "senora": "female",
+    "srta": "female",
+    "srta.": "female",
+    "senorita": "female",
+    "don": "male",
+    "d.": "male",
+    "dona": "female",
+    "dna.": "female",
+    "dña.": "female",
+    "dra": "female",
+    "dra.": "female",
+    "doctora": "female",
+    "docteure": "female",
+    "dr": None,
+    "dr.": None,
+    "doctor": None,
+    "docteur": None,
+    "pr": None,
+    "pr.": None,
+    "prof": None,
+    "prof.": None,
+    "professeur": None,
+    "professeure": "female",
+    "profesor": "male",
+    "profesora": "female",
+    "professor": None,
+    "sir": "male",
+    "lady": "female",
+    "dame": "female",
+    "me": None,
+    "me.": None,
+    "maitre": None,
+    "maître": None,
+    "nurse": None,
+    "infirmier": "male",
+    "infirmiere": "female",
+    "enfermero": "male",
+    "enfermera": "female",
 }
 _MAIDEN = {"nee", "née", "ne", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve", "born"}
-_PARTICLES = {"de", "del", "de la", "la", "le", "du", "des", "van", "von", "der", "den", "da", "di", "dos",
-              "das", "mac", "st", "st.", "ben", "el", "y", "i", "d'", "l'"}
+_PARTICLES = {
+    "de",
+    "del",
+    "de la",
+    "la",
+    "le",
+    "du",
+    "des",
+    "van",
+    "von",
+    "der",
+    "den",
+    "da",
+    "di",
+    "dos",
+    "das",
+    "mac",
+    "st",
+    "st.",
+    "ben",
+    "el",
+    "y",
+    "i",
+    "d'",
+    "l'",
+}
 _ARTICLE_GENDER = {"le": "male", "la": "female", "el": "male", "del": "male", "un": "male", "une": "female"}
 
 
@@ -113,7 +296,8 @@ def _lexicons() -> tuple[frozenset[str], frozenset[str]]:
 
 def is_given(word: str) -> bool:
     return fold(word.rstrip(".")) in _lexicons()[0] or any(
-        fold(p) in _lexicons()[0] for p in word.split("-")[:1] if "-" in word)
+        fold(p) in _lexicons()[0] for p in word.split("-")[:1] if "-" in word
+    )
 
 
 def is_surname(word: str) -> bool:
@@ -152,8 +336,12 @@ def gender_of_given(word: str, lang: str) -> str | None:
 
 def _is_initial(tok: str) -> bool:
     core = tok.replace(".", "").replace("-", "")
-    return bool(core) and core.isalpha() and core.isupper() and (len(core) == 1 or (
-        "." in tok and len(core) <= 3))
+    return (
+        bool(core)
+        and core.isalpha()
+        and core.isupper()
+        and (len(core) == 1 or ("." in tok and len(core) <= 3))
+    )
 
 
 def _key(tok: str) -> str:
@@ -187,15 +375,21 @@ def parse(text: str, lang: str) -> Mention:
         n_prefix = 0
         title_g = kin_g = art_g = None
     # "Dr" agrees with its article: "la Dr X", "el Dr. X"
-    if title_g is None and has_marker and art_g and any(_TITLE_GENDER.get(_key(w)) is None
-                                                        and _key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix]):
+    if (
+        title_g is None
+        and has_marker
+        and art_g
+        and any(
+            _TITLE_GENDER.get(_key(w)) is None and _key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix]
+        )
+    ):
         title_g = art_g
     m.title_gender, m.kin_gender, m.kept = title_g, kin_g, has_marker
     has_title = any(_key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix])
     body = toks[n_prefix:]
     # a maiden-name marker splits the body: what follows it is a surname
     maiden_at = next((i for i, (_, _, w) in enumerate(body) if _key(w) in _MAIDEN and i > 0), None)
-    maiden = body[maiden_at + 1:] if maiden_at is not None else []
+    maiden = body[maiden_at + 1 :] if maiden_at is not None else []
     body = body[:maiden_at] if maiden_at is not None else body
     roles = _roles(text, body, lang, has_title, has_marker)
     for (s, e, w), role in zip(body, roles, strict=True):
@@ -212,8 +406,11 @@ def _add(m: Mention, s: int, e: int, w: str, role: str) -> None:
     if _is_initial(w):
         letters = [(s + i, c) for i, c in enumerate(w) if c.isalpha()]
         for pos, c in letters:
-            m.units.append(Unit(pos, pos + 1, f"{role}_initial" if role in ("given", "surname") else role,
-                                c.casefold(), c))
+            m.units.append(
+                Unit(
+                    pos, pos + 1, f"{role}_initial" if role in ("given", "surname") else role, c.casefold(), c
+                )
+            )
         return
     word = w.rstrip(".") if not w.endswith("..") else w
     pos = s
@@ -223,18 +420,20 @@ def _add(m: Mention, s: int, e: int, w: str, role: str) -> None:
         pos += len(part) + 1
 
 
-def _roles(text: str, body: list[tuple[int, int, str]], lang: str, has_title: bool, has_marker: bool) -> list[str]:
+def _roles(
+    text: str, body: list[tuple[int, int, str]], lang: str, has_title: bool, has_marker: bool
+) -> list[str]:
     n = len(body)
     if n == 0:
         return []
     words = [w for _, _, w in body]
     # "Nom, Prénom": a comma between name words
     for i in range(1, n):
-        gap = text[body[i - 1][1]:body[i][0]]
+        gap = text[body[i - 1][1] : body[i][0]]
         if "," in gap:
             return ["surname"] * i + ["given"] * (n - i)
     # "NOM (Prénom)": a word in parentheses after the first is a given name
-    paren = [i for i in range(1, n) if "(" in text[body[i - 1][1]:body[i][0]]]
+    paren = [i for i in range(1, n) if "(" in text[body[i - 1][1] : body[i][0]]]
     if paren:
         i = paren[0]
         inner = _roles(text, body[:i], lang, has_title, has_marker)
@@ -243,9 +442,9 @@ def _roles(text: str, body: list[tuple[int, int, str]], lang: str, has_title: bo
         return inner + ["keep"] * (n - i)
     if n == 1:
         w = words[0]
-        if "," in text[body[0][1]:]:  # "DUPONT," (an HL7 family name alone)
+        if "," in text[body[0][1] :]:  # "DUPONT," (an HL7 family name alone)
             return ["surname"]
-        if "," in text[:body[0][0]]:  # ", Jean" (an HL7 given name alone)
+        if "," in text[: body[0][0]]:  # ", Jean" (an HL7 given name alone)
             return ["given"]
         if _is_initial(w):
             return ["given"]
@@ -267,8 +466,12 @@ def _roles(text: str, body: list[tuple[int, int, str]], lang: str, has_title: bo
     ng = len(groups)
     if ng == 1:
         return ["surname"] * n
-    if ng == 2 and not is_given(groups[0][1]) and is_given(groups[1][1]) and (
-            is_surname(groups[0][1]) or not is_surname(groups[1][1])):
+    if (
+        ng == 2
+        and not is_given(groups[0][1])
+        and is_given(groups[1][1])
+        and (is_surname(groups[0][1]) or not is_surname(groups[1][1]))
+    ):
         n_given_groups, last_first = 1, True  # "Dupont Jean"
     else:
         last_first = False
@@ -302,12 +505,18 @@ def _merge_particles(m: Mention, text: str) -> None:
     """A particle word and the surname after it are one unit ("de la Fontaine")."""
     merged: list[Unit] = []
     for u in m.units:
-        if merged and merged[-1].role == u.role == "surname" and fold(merged[-1].text) in _PARTICLES \
-                and text[merged[-1].end:u.start].strip() == "":
-            p = merged.pop()
-            merged.append(Unit(p.start, u.end, "surname", f"{p.value} {u.value}", u.text))
-        elif merged and merged[-1].role == "surname" and " " in merged[-1].value and \
-                fold(merged[-1].value.split()[-1]) in _PARTICLES and u.role == "surname":
+        if (
+            merged
+            and merged[-1].role == u.role == "surname"
+            and fold(merged[-1].text) in _PARTICLES
+            and text[merged[-1].end : u.start].strip() == ""
+        ) or (
+            merged
+            and merged[-1].role == "surname"
+            and " " in merged[-1].value
+            and fold(merged[-1].value.split()[-1]) in _PARTICLES
+            and u.role == "surname"
+        ):
             p = merged.pop()
             merged.append(Unit(p.start, u.end, "surname", f"{p.value} {u.value}", u.text))
         else:
@@ -321,7 +530,7 @@ def render(m: Mention, values: dict[int, str]) -> str:
     out: list[str] = []
     pos = 0
     for i, u in enumerate(m.units):
-        out.append(m.text[pos:u.start])
+        out.append(m.text[pos : u.start])
         v = values.get(i, u.text)
         if u.role.endswith("_initial"):
             v = v[:1].upper() if u.text.isupper() else v[:1].lower()

@@ -35,15 +35,30 @@ def build(parts: list[str | tuple[str, Label]]) -> tuple[str, list[Span]]:
     return text, spans
 
 
-async def run(notes: list[tuple[str, list[Span]]], lang: str, seed: int, locale: str | None = None,
-              store: InMemoryStore | None = None, mode: dict[str, str] | None = None) -> list[list[str]]:
+async def run(
+    notes: list[tuple[str, list[Span]]],
+    lang: str,
+    seed: int,
+    locale: str | None = None,
+    store: InMemoryStore | None = None,
+    mode: dict[str, str] | None = None,
+) -> list[list[str]]:
     """The replacement text of every span, note by note (one patient, one store)."""
     settings = Settings(strategies=mode or {})
     sub = Substituter(store or InMemoryStore(), KeyHasher(SECRET), settings, random.Random(seed))
-    raws = [RawNote(event_id=f"e{seed}-{i}", patient_id="p1", language=lang, document_date=date(2021, 3, 5),
-                    text=t, locale=locale) for i, (t, _) in enumerate(notes)]  # type: ignore[arg-type]
+    raws = [
+        RawNote(
+            event_id=f"e{seed}-{i}",
+            patient_id="p1",
+            language=lang,
+            document_date=date(2021, 3, 5),
+            text=t,
+            locale=locale,
+        )
+        for i, (t, _) in enumerate(notes)
+    ]  # type: ignore[arg-type]
     outs = await sub.substitute(raws, [s for _, s in notes], MODEL)
-    return [[o.text[s.start:s.end] for s in o.spans] for o in outs]
+    return [[o.text[s.start : s.end] for s in o.spans] for o in outs]
 
 
 def female(name: str, lang: str) -> bool:
@@ -56,13 +71,38 @@ def male(name: str, lang: str) -> bool:
 
 L = Label
 FR = [
-    ("Mme Jeanne Bernard", L.PATIENT), ", 67 ans, vue ce jour. ", ("Mme Bernard", L.PATIENT),
-    " vit au ", ("12 rue des Lilas", L.STREET), ", ", ("21000", L.POSTCODE), " ", ("Dijon", L.CITY), " (",
-    ("Côte-d'Or", L.LOCATION), "). ", ("Jeanne", L.PATIENT), " va mieux. Sa fille ", ("Marie Bernard", L.RELATIVE),
-    " l'accompagne. Suivie au ", ("CHU de Dijon", L.HOSPITAL), " par le ", ("Dr Paul Martin", L.STAFF), ". ",
-    ("Dr Martin", L.STAFF), " revoit ", ("BERNARD Jeanne", L.PATIENT), " (", ("Bernard, Jeanne", L.PATIENT),
-    ") et ", ("J. Bernard", L.PATIENT), ". Courrier au ", ("Pr P. Martin", L.STAFF), ". Patiente : ",
-    ("Mme BERNARD (Jeanne)", L.PATIENT), ".",
+    ("Mme Jeanne Bernard", L.PATIENT),
+    ", 67 ans, vue ce jour. ",
+    ("Mme Bernard", L.PATIENT),
+    " vit au ",
+    ("12 rue des Lilas", L.STREET),
+    ", ",
+    ("21000", L.POSTCODE),
+    " ",
+    ("Dijon", L.CITY),
+    " (",
+    ("Côte-d'Or", L.LOCATION),
+    "). ",
+    ("Jeanne", L.PATIENT),
+    " va mieux. Sa fille ",
+    ("Marie Bernard", L.RELATIVE),
+    " l'accompagne. Suivie au ",
+    ("CHU de Dijon", L.HOSPITAL),
+    " par le ",
+    ("Dr Paul Martin", L.STAFF),
+    ". ",
+    ("Dr Martin", L.STAFF),
+    " revoit ",
+    ("BERNARD Jeanne", L.PATIENT),
+    " (",
+    ("Bernard, Jeanne", L.PATIENT),
+    ") et ",
+    ("J. Bernard", L.PATIENT),
+    ". Courrier au ",
+    ("Pr P. Martin", L.STAFF),
+    ". Patiente : ",
+    ("Mme BERNARD (Jeanne)", L.PATIENT),
+    ".",
 ]
 
 
@@ -80,10 +120,16 @@ async def test_french_note_one_identity_per_person_in_every_shape(seed: int) -> 
     dm = re.fullmatch(r"(\w[\w-]*) (.+)", daughter)
     assert dm and dm[2] == s and female(dm[1], "fr")  # the daughter shares the family surname
     dg = re.fullmatch(r"Dr (\w[\w-]*) (.+)", dr)
-    assert dg and male(dg[1], "fr") and dg[2] != s and dr2 == f"Dr {dg[2]}" and pr == f"Pr {dg[1][0]}. {dg[2]}"
+    assert (
+        dg and male(dg[1], "fr") and dg[2] != s and dr2 == f"Dr {dg[2]}" and pr == f"Pr {dg[1][0]}. {dg[2]}"
+    )
     g_fr = gz.gazetteer("FR")
     assert town != "Dijon"  # homonyms (two Gourdon): one row must hold all three
-    assert [t for t in g_fr.towns if t.name == town and pc in t.postcodes and t.admin2_name == dept], (pc, town, dept)
+    assert [t for t in g_fr.towns if t.name == town and pc in t.postcodes and t.admin2_name == dept], (
+        pc,
+        town,
+        dept,
+    )
     assert re.fullmatch(r"\d+ [a-zé]+ .+", street)
     assert chu.startswith("CHU d") and chu != "CHU de Dijon"
     big = g_fr.find(re.sub(r"^CHU (de |d')", "", chu))
@@ -91,10 +137,25 @@ async def test_french_note_one_identity_per_person_in_every_shape(seed: int) -> 
 
 
 ES = [
-    "Paciente Doña ", ("María Boada Ruiz", L.PATIENT), ", acompañada por ", ("su hija Lucía Martínez Boada", L.RELATIVE),
-    " y ", ("su marido Antonio Martínez López", L.RELATIVE), ". Vive en ", ("Calle Mayor 3", L.STREET), ", ",
-    ("28013", L.POSTCODE), " ", ("Madrid", L.CITY), ". La ", ("Sra. Boada", L.PATIENT), " refiere dolor. ",
-    ("Lucía", L.RELATIVE), " llamó. Ingresa en el ", ("Hospital Universitario de Getafe", L.HOSPITAL), ".",
+    "Paciente Doña ",
+    ("María Boada Ruiz", L.PATIENT),
+    ", acompañada por ",
+    ("su hija Lucía Martínez Boada", L.RELATIVE),
+    " y ",
+    ("su marido Antonio Martínez López", L.RELATIVE),
+    ". Vive en ",
+    ("Calle Mayor 3", L.STREET),
+    ", ",
+    ("28013", L.POSTCODE),
+    " ",
+    ("Madrid", L.CITY),
+    ". La ",
+    ("Sra. Boada", L.PATIENT),
+    " refiere dolor. ",
+    ("Lucía", L.RELATIVE),
+    " llamó. Ingresa en el ",
+    ("Hospital Universitario de Getafe", L.HOSPITAL),
+    ".",
 ]
 
 
@@ -117,10 +178,28 @@ async def test_spanish_note_double_surnames_family_links_gender_and_kinship(seed
 
 
 EN_US = [
-    ("John Michael Smith", L.PATIENT), ", 45, lives at ", ("10 Oak Street", L.STREET), ", ", ("Boston", L.CITY), ", ",
-    ("MA", L.LOCATION), " ", ("02115", L.POSTCODE), ". ", ("John Smith", L.PATIENT), " was seen by ",
-    ("Dr. Mary Jones", L.STAFF), ". ", ("Mary", L.STAFF), " called ", ("his wife Mrs Smith", L.RELATIVE), ". ",
-    ("Mr. Smith", L.PATIENT), " (", ("SMITH, JOHN", L.PATIENT), ") agreed.",
+    ("John Michael Smith", L.PATIENT),
+    ", 45, lives at ",
+    ("10 Oak Street", L.STREET),
+    ", ",
+    ("Boston", L.CITY),
+    ", ",
+    ("MA", L.LOCATION),
+    " ",
+    ("02115", L.POSTCODE),
+    ". ",
+    ("John Smith", L.PATIENT),
+    " was seen by ",
+    ("Dr. Mary Jones", L.STAFF),
+    ". ",
+    ("Mary", L.STAFF),
+    " called ",
+    ("his wife Mrs Smith", L.RELATIVE),
+    ". ",
+    ("Mr. Smith", L.PATIENT),
+    " (",
+    ("SMITH, JOHN", L.PATIENT),
+    ") agreed.",
 ]
 
 
@@ -143,8 +222,16 @@ async def test_us_note_names_and_a_city_state_zip_that_exist_together(seed: int)
 
 
 EN_GB = [
-    ("Oliver Brown", L.PATIENT), " of ", ("Leeds", L.CITY), ", ", ("England", L.LOCATION), " ", ("LS1 4AP", L.POSTCODE),
-    ". ", ("Mr Brown", L.PATIENT), " is well.",
+    ("Oliver Brown", L.PATIENT),
+    " of ",
+    ("Leeds", L.CITY),
+    ", ",
+    ("England", L.LOCATION),
+    " ",
+    ("LS1 4AP", L.POSTCODE),
+    ". ",
+    ("Mr Brown", L.PATIENT),
+    " is well.",
 ]
 
 
@@ -155,16 +242,39 @@ async def test_uk_note_gets_a_uk_town_its_nation_and_its_postcode_area(seed: int
     full, town, nation, pc, mr = o
     gb = gz.gazetteer("GB")
     [row] = [t for t in gb.towns if t.name == town]
-    assert nation == row.admin1_name and re.match(rf"{row.area}\d", pc) and re.fullmatch(r"[A-Z]+\d+ \d[A-Z]{2}", pc)
+    assert (
+        nation == row.admin1_name
+        and re.match(rf"{row.area}\d", pc)
+        and re.fullmatch(r"[A-Z]+\d+ \d[A-Z]{2}", pc)
+    )
     assert mr == f"Mr {full.split()[-1]}"
 
 
 async def test_a_patients_notes_share_one_identity_and_one_address_across_calls() -> None:
     store = InMemoryStore()
-    n1 = build(["Patiente ", ("Jeanne Bernard", L.PATIENT), ", domiciliée ", ("21000", L.POSTCODE), " ",
-                ("Dijon", L.CITY), "."])
-    n2 = build([("Mme BERNARD (Jeanne)", L.PATIENT), " revue. ", ("Jeanne", L.PATIENT), " habite ",
-                ("Dijon", L.CITY), " (", ("21000", L.POSTCODE), ")."])
+    n1 = build(
+        [
+            "Patiente ",
+            ("Jeanne Bernard", L.PATIENT),
+            ", domiciliée ",
+            ("21000", L.POSTCODE),
+            " ",
+            ("Dijon", L.CITY),
+            ".",
+        ]
+    )
+    n2 = build(
+        [
+            ("Mme BERNARD (Jeanne)", L.PATIENT),
+            " revue. ",
+            ("Jeanne", L.PATIENT),
+            " habite ",
+            ("Dijon", L.CITY),
+            " (",
+            ("21000", L.POSTCODE),
+            ").",
+        ]
+    )
     n3 = build(["Courrier à ", ("J. Bernard", L.PATIENT), ", ", ("DIJON", L.CITY), "."])
     [a] = await run([n1], "fr", 1, store=store)
     [b] = await run([n2], "fr", 2, store=store)

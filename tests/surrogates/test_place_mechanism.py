@@ -23,17 +23,25 @@ from deid.surrogates import gazetteer as gz
 
 # a small table: two units, made-up towns (lat, lon, population)
 ROWS = [
-    ("Alpha", 47.30, 5.04, 160_000, "A"), ("Bravo", 47.24, 6.02, 115_000, "A"),
-    ("Charlie", 47.80, 3.57, 35_000, "A"), ("Delta", 46.78, 4.85, 45_000, "A"),
-    ("Echo", 47.63, 6.86, 2_500, "A"), ("Foxtrot", 48.11, -1.68, 220_000, "B"),
-    ("Golf", 47.75, -3.37, 57_000, "B"), ("Hotel", 48.51, -2.76, 44_000, "B"),
+    ("Alpha", 47.30, 5.04, 160_000, "A"),
+    ("Bravo", 47.24, 6.02, 115_000, "A"),
+    ("Charlie", 47.80, 3.57, 35_000, "A"),
+    ("Delta", 46.78, 4.85, 45_000, "A"),
+    ("Echo", 47.63, 6.86, 2_500, "A"),
+    ("Foxtrot", 48.11, -1.68, 220_000, "B"),
+    ("Golf", 47.75, -3.37, 57_000, "B"),
+    ("Hotel", 48.51, -2.76, 44_000, "B"),
 ]
 
 
 def table() -> gz.Gazetteer:
-    return gz.Gazetteer("FR", [
-        gz.Town(n, (f"{i:05d}",), "", "", u, u, lat, lon, pop, "") for i, (n, lat, lon, pop, u) in enumerate(ROWS)
-    ])
+    return gz.Gazetteer(
+        "FR",
+        [
+            gz.Town(n, (f"{i:05d}",), "", "", u, u, lat, lon, pop, "")
+            for i, (n, lat, lon, pop, u) in enumerate(ROWS)
+        ],
+    )
 
 
 def hand_vectors() -> np.ndarray:
@@ -60,6 +68,7 @@ def code_mechanism(g: gz.Gazetteer) -> Mechanism:
     def run(j: int, eps: float) -> dict[int, float]:
         cands, probs = g.exponential_distribution(j, eps)
         return dict(zip(cands, probs, strict=True))
+
     return run
 
 
@@ -85,7 +94,9 @@ def check(mech: Mechanism, eps: float) -> list[str]:
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 5.0])
-def test_the_mechanism_is_the_hand_computed_one_and_every_neighbouring_pair_keeps_the_bound(eps: float) -> None:
+def test_the_mechanism_is_the_hand_computed_one_and_every_neighbouring_pair_keeps_the_bound(
+    eps: float,
+) -> None:
     assert check(code_mechanism(table()), eps) == []
 
 
@@ -104,6 +115,7 @@ def _broken_candidates_near_origin(g: gz.Gazetteer) -> Mechanism:
         near = sorted(block, key=lambda i: g.distance(j, i))[:3]  # candidates picked around the secret
         w = [math.exp(eps * (1 - g.distance(j, i)) / 2) for i in near]
         return {i: x / sum(w) for i, x in zip(near, w, strict=True)}
+
     return run
 
 
@@ -112,6 +124,7 @@ def _broken_no_half(g: gz.Gazetteer) -> Mechanism:
         block = [i for i in range(len(ROWS)) if ROWS[i][4] == ROWS[j][4]]
         w = [math.exp(eps * (1 - g.distance(j, i))) for i in block]  # 1/(2 ΔU) left out
         return {i: x / sum(w) for i, x in zip(block, w, strict=True)}
+
     return run
 
 
@@ -121,6 +134,7 @@ def _broken_last_feature(g: gz.Gazetteer) -> Mechanism:
         d = [abs(g.vectors[j][-1] - g.vectors[i][-1]) for i in block]  # the last feature only
         w = [math.exp(eps * (1 - x) / 2) for x in d]
         return {i: x / sum(w) for i, x in zip(block, w, strict=True)}
+
     return run
 
 
