@@ -60,11 +60,25 @@ class KafkaSettings(BaseModel):
     request_timeout_ms: int = 40_000
     linger_ms: int = 5
     max_request_size: int = 4 * 1024 * 1024
+    # Readiness (worker): a metadata request every probe_interval_s on a connection of its own;
+    # after probe_failures_unready failures in a row /readyz answers 503 (docs/WORKER.md).
+    probe_interval_s: float = 5.0
+    probe_timeout_s: float = 5.0
+    probe_failures_unready: int = 3
 
 
 class RedisSettings(BaseModel):
-    # None selects the in-memory store (embedded default, one process only).
+    # None selects the in-memory store (embedded default, one process only) unless mode is
+    # "sentinel" (which finds the master through `sentinels`).
     url: str | None = None
+    # single: one server at `url`. cluster: Redis Cluster, `url` names any node (the others are
+    # discovered; keys are hash-tagged per patient, so each script touches one slot). sentinel:
+    # the master named `sentinel_master`, found through `sentinels` ("host:port,host:port"); `url`
+    # then only carries the master's credentials, database and TLS scheme (e.g. rediss://:pw@/0).
+    mode: Literal["single", "cluster", "sentinel"] = "single"
+    sentinels: str | None = None
+    sentinel_master: str = "deid"
+    sentinel_password: SecretStr | None = None
     ssl_ca_certs: Path | None = None
     socket_timeout_s: float = 2.0
     max_retries: int = 5
@@ -102,6 +116,8 @@ class BatchSettings(BaseModel):
     # On SIGTERM the batch in flight is drained; if the store stays down it is abandoned
     # (uncommitted, so redelivered) after this many seconds.
     shutdown_grace_s: float = 30.0
+    # A note whose detection takes longer is dead-lettered (reason detection_timeout); 0 = no limit.
+    detect_timeout_s: float = 60.0
 
 
 class PrivacySettings(BaseModel):

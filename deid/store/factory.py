@@ -27,7 +27,8 @@ def open_store(
     - ``local_path`` given (a command-line run asked to keep its memo between runs): a SQLite file,
       only with DEID_HMAC_SECRET set (``LocalStoreNeedsSecret`` otherwise: a random per-process
       secret would make every run's keys different, so consistency across runs would silently fail);
-    - else ``settings.redis.url`` set: Redis (shared by every replica; the production choice);
+    - else ``settings.redis.url`` set (or ``redis.mode`` sentinel): Redis, one server, a Redis
+      Cluster or the master behind Sentinel (shared by every replica; the production choice);
     - else the in-memory store (embedded default, one process, lost on exit).
 
     No connection is made here; the first call connects, and a Redis store raises
@@ -43,7 +44,7 @@ def open_store(
         from deid.store.local import LocalFileStore
 
         return LocalFileStore(local_path, patient_ttl_days=settings.redis.patient_ttl_days)
-    if settings.redis.url:
+    if settings.redis.url or settings.redis.mode == "sentinel":
         from deid.store.redis import RedisPatientStore
 
         return RedisPatientStore.from_settings(settings.redis, rng=rng)

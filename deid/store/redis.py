@@ -26,13 +26,11 @@ from importlib import resources
 from typing import Any, TypeVar
 
 from redis import exceptions as rexc
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 
 from deid.settings import RedisSettings
 from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
 from deid.store.checks import check_hex, check_release, check_spend_id
+from deid.store.redis_client import ClusterScripts, RedisClient, RedisCluster, make_client
 
 __all__ = ["RedisPatientStore", "check_hex", "check_release", "check_spend_id"]
 
@@ -43,6 +41,10 @@ _DAY_S = 86_400
 
 # Failures worth waiting out: the server is down, restarting (LOADING), slow (timeouts), failing
 # over (READONLY, MASTERDOWN), busy with a script, or full under noeviction (OOM).
+# Raised by the cluster and sentinel clients while a master fails over (their messages do not
+# always start with the server's error word).
+_FAILOVER_ERRORS = (rexc.ClusterDownError, rexc.TryAgainError, rexc.MasterDownError, rexc.SlotNotCoveredError,
+                    rexc.ReadOnlyError, rexc.BusyLoadingError, rexc.ClusterError)
 _RETRYABLE_PREFIXES = ("BUSY", "LOADING", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "OOM")
 
 
@@ -53,7 +55,7 @@ def _load_script(name: str) -> str:
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, rexc.AuthenticationError | rexc.AuthorizationError):
         return False  # wrong credentials do not fix themselves
-    if isinstance(exc, rexc.ConnectionError | rexc.TimeoutError | OSError):
+    if isinstance(exc, (rexc.ConnectionError, rexc.TimeoutError, OSError, *_FAILOVER_ERRORS)):
         return True
     if isinstance(exc, rexc.ResponseError):
         return str(exc).upper().startswith(_RETRYABLE_PREFIXES)
@@ -73,7 +75,7 @@ class RedisPatientStore(PatientStore):
 
     def __init__(
         self,
-        client: Redis,
+        client: RedisClient,
         *,
         key_prefix: str = "deid",
         patient_ttl_days: int = 0,
@@ -102,23 +104,11 @@ class RedisPatientStore(PatientStore):
 
     @classmethod
     def from_settings(cls, settings: RedisSettings, *, rng: random.Random | None = None) -> RedisPatientStore:
-        """Client from ``settings.url`` (``redis://`` or ``rediss://``, password in the URL)."""
-        if not settings.url:
-            raise ValueError("settings.redis.url is not set")
-        kwargs: dict[str, Any] = {
-            "socket_timeout": settings.socket_timeout_s,
-            "socket_connect_timeout": settings.socket_timeout_s,
-            "decode_responses": True,
-            # Retries are ours (bounded, then StoreUnavailable), not the client's.
-            "retry": Retry(NoBackoff(), 0),
-            "health_check_interval": 30,
-        }
-        if settings.ssl_ca_certs is not None:
-            if not settings.url.startswith("rediss://"):
-                raise ValueError("redis.ssl_ca_certs needs a rediss:// URL")
-            kwargs["ssl_ca_certs"] = str(settings.ssl_ca_certs)
-        client = Redis.from_url(settings.url, **kwargs)
-        return cls(
+        """Client for ``settings.mode``: one server at ``settings.url`` (``redis://`` or
+        ``rediss://``, password in the URL), a Redis Cluster reached through any node, or the
+        master behind Sentinel (``deid.store.redis_client``)."""
+        client = make_client(settings)
+        store = cls(
             client,
             key_prefix=settings.key_prefix,
             patient_ttl_days=settings.patient_ttl_days,
@@ -127,9 +117,15 @@ class RedisPatientStore(PatientStore):
             retry_backoff_max_s=settings.retry_backoff_max_s,
             rng=rng,
         )
+        if isinstance(client, RedisCluster):
+            scripts = ClusterScripts(client)
+            # same call signature as the registered scripts: ``await s(keys=..., args=...)``
+            wrapped: Any = [scripts.wrap(s) for s in (store._commit, store._mark, store._erase)]
+            store._commit, store._mark, store._erase = wrapped
+        return store
 
     @property
-    def client(self) -> Redis:
+    def client(self) -> RedisClient:
         return self._client
 
     def keys(self, patient: str) -> list[str]:

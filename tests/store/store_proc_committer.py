@@ -71,12 +71,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url")
     ap.add_argument("--local")
+    ap.add_argument("--mode", default="single", choices=("single", "cluster", "sentinel"))
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     store: PatientStore
     if args.url:
-        store = RedisPatientStore.from_settings(RedisSettings(url=args.url))
+        store = RedisPatientStore.from_settings(RedisSettings(url=args.url, mode=args.mode))
     else:
         store = LocalFileStore(args.local)
     results = asyncio.run(run(store, args.seed))
