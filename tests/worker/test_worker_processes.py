@@ -3,8 +3,10 @@ kill -9 and restart, a Redis restart mid-stream."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,3 +171,44 @@ async def test_redis_restart_mid_stream_loses_no_note_and_keeps_surrogates_consi
     assert_complete_and_identical([r.value for r in out], [n.event_id for n in notes])
     seen = surrogates_by_patient([r.value for r in out])
     assert all(len(v) == 1 for v in seen.values()), seen
+
+
+@pytest.fixture
+def redis_cluster() -> Iterator[object]:
+    """A Redis Cluster of this test alone (three masters, one replica each): one master dies."""
+    if shutil.which("redis-cli") is None and not Path("/usr/bin/redis-cli").exists():
+        pytest.skip("redis-cli (redis-tools) is not installed")
+    from worker.services.redis_cluster import RedisClusterServers
+
+    with RedisClusterServers(masters=3, replicas_per_master=1) as cluster:
+        yield cluster
+
+
+async def test_two_workers_on_a_redis_cluster_survive_a_master_failover_mid_stream(
+        broker: TansuBroker, redis_cluster: object, workers: list[Workers], tmp_path: Path) -> None:
+    """Two workers in one group share a Redis Cluster; one master is killed -9 mid-stream and its
+    replica takes over: every note comes out, duplicates are byte-identical, and each patient
+    keeps one surrogate per value across workers and across the failover."""
+    cluster = redis_cluster
+    s = worker_settings(broker.bootstrap_servers, "cluster", redis_url=cluster.url,  # type: ignore[attr-defined]
+                        max_events=2)
+    s.redis.mode = "cluster"
+    await setup_topics(broker, s, partitions=2)
+    w = Workers(s, tmp_path, detect_delay_s=0.1)
+    workers.append(w)
+    w.start()
+    w.start()
+    notes = sample_notes(40, patients=4)
+    await produce(broker.bootstrap_servers, s.kafka.topic_raw_notes, notes[:20])
+    before = await consume(broker.bootstrap_servers, s.kafka.topic_deid_notes, 6, timeout_s=90)
+    assert before, w.logs()
+    await asyncio.to_thread(cluster.wait_synced, 10.0)  # type: ignore[attr-defined]
+    victim = cluster.masters()[0]  # type: ignore[attr-defined]
+    victim.stop(crash=True, remove_data=False)
+    await produce(broker.bootstrap_servers, s.kafka.topic_raw_notes, notes[20:])
+    out = await consume(broker.bootstrap_servers, s.kafka.topic_deid_notes, 40, timeout_s=120, settle_s=1.0)
+    assert_complete_and_identical([r.value for r in out], [n.event_id for n in notes])
+    seen = surrogates_by_patient([r.value for r in out])
+    assert len({p for p, _ in seen}) == 4
+    assert all(len(v) == 1 for v in seen.values()), seen
+    assert w.stop_all() == [0, 0], w.logs()

@@ -105,6 +105,9 @@ def worker_env(settings: Settings) -> dict[str, str]:
     }
     if settings.redis.url:
         env["DEID_REDIS__URL"] = settings.redis.url
+    env["DEID_REDIS__MODE"] = settings.redis.mode
+    if settings.redis.sentinels:
+        env["DEID_REDIS__SENTINELS"] = settings.redis.sentinels
     return env
 
 
