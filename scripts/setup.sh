@@ -5,11 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1; then
+# redis-tools brings redis-cli, which the tests use to create a local Redis Cluster (Sentinel runs
+# as `redis-server --sentinel`, no extra package).
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
         SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
         $SUDO apt-get update -qq
-        $SUDO apt-get install -y -qq redis-server >/dev/null
+        $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
         # the Debian package starts a system-wide server; the project starts its own on free ports
         $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
     else
