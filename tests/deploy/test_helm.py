@@ -518,3 +518,19 @@ def test_notes_name_the_secrets_to_create(rendered: dict[str, Rendered]) -> None
         assert secret in notes
     assert "noeviction" in notes
     assert "KEDA" in rendered["keda"].notes and "HPA" in rendered["hpa"].notes
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_redis_mode_reaches_the_worker_settings(rendered: dict[str, Rendered], case: str) -> None:
+    from deid.settings import RedisSettings
+
+    config = rendered[case].config()
+    mode = config["DEID_REDIS__MODE"]
+    assert mode == ("sentinel" if case == "sentinel" else "single")
+    redis = RedisSettings.model_validate({
+        "mode": mode, "sentinels": config.get("DEID_REDIS__SENTINELS"),
+        "sentinel_master": config.get("DEID_REDIS__SENTINEL_MASTER", "deid")})
+    if case == "sentinel":
+        from deid.store.redis_client import parse_sentinels
+
+        assert len(parse_sentinels(redis.sentinels)) == 3 and redis.sentinel_master == "deid"
