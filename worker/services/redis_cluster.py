@@ -49,10 +49,9 @@ def _command(port: int, *args: str, timeout_s: float = 2.0) -> str:
                     break
                 if data.startswith(b"$") and data.count(b"\r\n") >= 2:
                     break
-                if data.startswith(b"*"):
-                    # arrays (SENTINEL get-master-addr-by-name): two bulk strings
-                    if data.count(b"\r\n") >= 5:
-                        break
+                # arrays (SENTINEL get-master-addr-by-name): two bulk strings
+                if data.startswith(b"*") and data.count(b"\r\n") >= 5:
+                    break
             return data.decode(errors="replace")
     except OSError:
         return ""
