@@ -84,7 +84,7 @@ class PersonOperator(Operator):
             if not m.kept:  # a title or kinship word just before the span
                 before = ctx.note.text[max(0, it.span.start - 40) : it.span.start]
                 if before[-1:].isspace():
-                    title_g, kin_g = identity.context_gender(before)
+                    title_g, kin_g = identity.context_gender(before, lang)
                     m.title_gender, m.kin_gender = title_g, kin_g
         for m in parsed:
             if m.surnames and m.givens:
@@ -199,7 +199,10 @@ class PersonOperator(Operator):
             genders[id(it)] = g
 
         def draw_last(original: str) -> str:
-            v = names.draw_last(rng, lang, original, avoid | taken)
+            for _ in range(32):  # not a given name too ("Manuel", "Carlos" are Spanish surnames)
+                v = names.draw_last(rng, lang, original, avoid | taken)
+                if not identity.is_given(v):
+                    break
             taken.add(fold(v))
             return v
 
@@ -266,11 +269,13 @@ class PersonOperator(Operator):
                     (memo[k] for x in GENDERS if (k := _k(ctx, "given", x, u.value)) in memo), None
                 )
             elif u.role == "given_initial":
-                if person is not None:
+                # the patient's "J. Marks" is one person in every note: the first J. Marks of the
+                # history, even when the note also names a Jeanette Marks in full
+                if m.surnames:
+                    v = memo.get(_k(ctx, "initial", m.surnames[0], u.value))
+                if v is None and person is not None:
                     rec = memo.get(_k(ctx, "person", *person), "")
                     v = rec.split("|")[1] if rec.count("|") == 2 else None
-                if v is None and m.surnames:
-                    v = memo.get(_k(ctx, "initial", m.surnames[0], u.value))
                 if v is None:
                     v = self._initials(ctx, m, memo, i)
             elif u.role == "surname_initial":

@@ -221,6 +221,8 @@ _TITLE_GENDER: dict[str, str | None] = {
     "enfermero": "male",
     "enfermera": "female",
 }
+# titles that are initials in the other languages ("M. Huang" in English is Mark Huang)
+_TITLE_LANG = {"m": "fr", "m.": "fr", "me": "fr", "me.": "fr", "d.": "es"}
 _MAIDEN = {"nee", "née", "ne", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve", "born"}
 _PARTICLES = {
     "de",
@@ -353,17 +355,21 @@ def parse(text: str, lang: str) -> Mention:
     toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
     # ---- kept words before the name: titles, kinship words, articles and possessives with them
     n_prefix, has_marker, title_g, kin_g, art_g = 0, False, None, None, None
+    art_seen = False
     for i, (_, _, w) in enumerate(toks):
         f = _key(w)
         if i == len(toks) - 1:
             break
-        if f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER:
+        if (f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(f, lang) == lang:
             title_g = title_g or _TITLE_GENDER.get(f, _TITLE_GENDER.get(f.rstrip(".")))
             has_marker = True
-        elif f in KIN or f.rstrip(".") in KIN:
-            kin_g = kin_g or KIN.get(f)
+        elif (
+            (f in KIN or f.rstrip(".") in KIN) and not w.isupper() and (w.islower() or art_seen)
+        ):  # "Sobrino" is a surname too: a kinship word is written small
+            kin_g = KIN.get(f, KIN.get(f.rstrip(".")))  # the closest: "son épouse" (fr "son")
             has_marker = True
         elif f in _DETERMINERS:
+            art_seen = True
             nxt = _key(toks[i + 1][2])
             if title_g is not None and nxt not in KIN:  # "Mme Le Goff": the article is the name's
                 break
@@ -385,7 +391,9 @@ def parse(text: str, lang: str) -> Mention:
     ):
         title_g = art_g
     m.title_gender, m.kin_gender, m.kept = title_g, kin_g, has_marker
-    has_title = any(_key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix])
+    has_title = any(
+        _key(w) in _TITLE_GENDER and _TITLE_LANG.get(_key(w), lang) == lang for _, _, w in toks[:n_prefix]
+    )
     body = toks[n_prefix:]
     # a maiden-name marker splits the body: what follows it is a surname
     maiden_at = next((i for i, (_, _, w) in enumerate(body) if _key(w) in _MAIDEN and i > 0), None)
@@ -542,7 +550,7 @@ def render(m: Mention, values: dict[int, str]) -> str:
     return "".join(out)
 
 
-def context_gender(before: str) -> tuple[str | None, str | None]:
+def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]:
     """(title gender, kinship gender) said by the words just before a mention that does not hold
     them ("Doña [María Boada]", "su hija [Lucía]", "la Dra [López]"); "la fille de [X]" says
     nothing about X."""
@@ -550,7 +558,7 @@ def context_gender(before: str) -> tuple[str | None, str | None]:
     if not words:
         return None, None
     last = _key(words[-1])
-    if last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER:
+    if (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(last, lang) == lang:
         g = _TITLE_GENDER.get(last, _TITLE_GENDER.get(last.rstrip(".")))
         if g is None and len(words) > 1:
             g = _ARTICLE_GENDER.get(_key(words[-2]))

@@ -1,0 +1,326 @@
+"""Synthetic longitudinal patients in French, Spanish and English (US and UK feeds), with their
+families, doctors and addresses, and notes whose gold spans are exact and say which person and
+which address each mention is, and in what shape it is written.
+
+Made for the coherence benchmark (``bench/coherence.py``): every mention carries a ``shape``, a
+template such as ``"Mme {G} {S1:upper}"`` or ``"su hija {G} {S1} {S2}"``, from which the surrogate's
+given name, surnames and initials can be read back out of the de-identified note without the
+code under test. Identities are invented: given names and surnames are drawn from the name lists
+of the language (``deid/data/names.json``), towns from the shipped address tables.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from deid.labels import Label
+from deid.spans import Span
+from deid.surrogates import gazetteer as gz
+from deid.surrogates import identity, names
+
+
+@dataclass(frozen=True)
+class Someone:
+    pid: str
+    gender: str  # "female" | "male"
+    given: str
+    surnames: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Address:
+    aid: str
+    region: str
+    street: str
+    town: str
+    postcode: str
+    admin: str  # state code (US), nation (GB), department (FR), "" (ES)
+
+
+@dataclass
+class Mention:
+    span: Span
+    kind: str  # "person" | "address"
+    ref: str  # person or address id
+    shape: str  # template of the mention
+    part: str = ""  # for an address: street | postcode | town | admin
+
+
+@dataclass
+class SynthNote:
+    text: str
+    language: str
+    locale: str
+    mentions: list[Mention]
+    document_date: date
+
+    @property
+    def spans(self) -> list[Span]:
+        return [m.span for m in self.mentions]
+
+
+@dataclass
+class Family:
+    language: str
+    locale: str
+    patient: Someone
+    spouse: Someone
+    child: Someone
+    doctor: Someone
+    address: Address
+    people: dict[str, Someone] = field(default_factory=dict)
+
+
+def _given(rng: random.Random, lang: str, gender: str) -> str:
+    pool = [
+        n
+        for n in names.name_lists()[lang][gender]
+        if " " not in n and "-" not in n and identity.gender_of_given(n, lang) == gender
+    ]
+    return rng.choice(pool)
+
+
+def _surname(rng: random.Random, lang: str) -> str:
+    pool = [n for n in names.name_lists()[lang]["last"] if " " not in n and not identity.is_given(n)]
+    return rng.choice(pool)
+
+
+def new_family(rng: random.Random, lang: str, locale: str, n: int) -> Family:
+    g = rng.choice(("female", "male"))
+    other = "male" if g == "female" else "female"
+    if lang == "es":
+        p = Someone(f"p{n}", g, _given(rng, lang, g), (_surname(rng, lang), _surname(rng, lang)))
+        s = Someone(f"s{n}", other, _given(rng, lang, other), (_surname(rng, lang), _surname(rng, lang)))
+        father, mother = (p, s) if g == "male" else (s, p)
+        cg = rng.choice(("female", "male"))
+        c = Someone(f"c{n}", cg, _given(rng, lang, cg), (father.surnames[0], mother.surnames[0]))
+    else:
+        last = _surname(rng, lang)
+        p = Someone(f"p{n}", g, _given(rng, lang, g), (last,))
+        s = Someone(f"s{n}", other, _given(rng, lang, other), (last,))
+        cg = rng.choice(("female", "male"))
+        c = Someone(f"c{n}", cg, _given(rng, lang, cg), (last,))
+    dg = rng.choice(("female", "male"))
+    d = Someone(
+        f"d{n}",
+        dg,
+        _given(rng, lang, dg),
+        (_surname(rng, lang),) + ((_surname(rng, lang),) if lang == "es" else ()),
+    )
+    region = gz.region_of(lang, locale.split("-")[1])
+    table = gz.gazetteer(region)
+    t = table.towns[rng.randrange(min(len(table.towns), 1500))]
+    if region in ("FR", "US"):
+        pc = t.postcodes[0]
+    elif region == "ES":
+        pc = f"{t.area}{rng.randint(1, 99):02d}0"
+    else:
+        pc = f"{t.area}{rng.randint(1, 9)} {rng.randint(1, 9)}AB"
+    admin = {"FR": t.admin2_name, "US": t.admin1_code, "GB": t.admin1_name, "ES": ""}[region]
+    num = rng.randint(1, 150)
+    street = {"fr": f"{num} rue des Tilleuls", "es": f"Calle del Olmo {num}", "en": f"{num} Cedar Road"}[lang]
+    a = Address(f"a{n}", region, street, t.name, pc, admin)
+    fam = Family(lang, locale, p, s, c, d, a)
+    fam.people = {x.pid: x for x in (p, s, c, d)}
+    return fam
+
+
+# ------------------------------------------------------------------------------------ shapes
+
+_TITLE = {
+    "fr": {"female": "Mme", "male": "M."},
+    "es": {"female": "Sra.", "male": "Sr."},
+    "en": {"female": "Mrs", "male": "Mr"},
+}
+_DR = {
+    "fr": {"female": "Dr", "male": "Dr"},
+    "es": {"female": "Dra.", "male": "Dr."},
+    "en": {"female": "Dr.", "male": "Dr."},
+}
+_KIN = {
+    "fr": {
+        "spouse": {"female": "son épouse", "male": "son époux"},
+        "child": {"female": "sa fille", "male": "son fils"},
+    },
+    "es": {
+        "spouse": {"female": "su esposa", "male": "su marido"},
+        "child": {"female": "su hija", "male": "su hijo"},
+    },
+    "en": {
+        "spouse": {"female": "his wife", "male": "her husband"},
+        "child": {"female": "their daughter", "male": "their son"},
+    },
+}
+
+
+def _full(lang: str) -> str:
+    return "{G} {S1} {S2}" if lang == "es" else "{G} {S1}"
+
+
+def patient_shapes(lang: str, gender: str) -> list[str]:
+    t = _TITLE[lang][gender]
+    if lang == "fr":
+        return [
+            f"{t} {{G}} {{S1:upper}}",
+            f"{t} {{S1}}",
+            "{G}",
+            "{S1:upper} {G}",
+            "{S1}, {G}",
+            "{I}. {S1}",
+            f"{t} {{S1:upper}} ({{G}})",
+        ]
+    if lang == "es":
+        return [
+            "{G} {S1} {S2}",
+            f"{t} {{S1}}",
+            "{G}",
+            "{S1} {S2}, {G}",
+            "{G} {S1}",
+            "{S1:upper} {S2:upper}, {G}",
+        ]
+    return [f"{t} {{G}} {{S1}}", f"{t} {{S1}}", "{G}", "{S1:upper}, {G:upper}", "{G} {S1}", "{I}. {S1}"]
+
+
+def _render(shape: str, p: Someone) -> str:
+    def sub(m: re.Match[str]) -> str:
+        slot, _, fmt = m.group(1).partition(":")
+        v = {
+            "G": p.given,
+            "I": p.given[:1],
+            "S1": p.surnames[0],
+            "S2": p.surnames[1] if len(p.surnames) > 1 else "",
+        }[slot]
+        return v.upper() if fmt == "upper" else v
+
+    return re.sub(r"\{(\w+(?::\w+)?)\}", sub, shape)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.text = ""
+        self.mentions: list[Mention] = []
+
+    def add(self, s: str) -> None:
+        self.text += s
+
+    def person(self, p: Someone, shape: str, label: Label) -> None:
+        s = _render(shape, p)
+        self.mentions.append(
+            Mention(Span(len(self.text), len(self.text) + len(s), label), "person", p.pid, shape)
+        )
+        self.text += s
+
+    def place(self, a: Address, part: str, label: Label) -> None:
+        s = getattr(a, part)
+        self.mentions.append(
+            Mention(Span(len(self.text), len(self.text) + len(s), label), "address", a.aid, "", part)
+        )
+        self.text += s
+
+
+_SENTENCES = {
+    "fr": (
+        "Patient(e) : ",
+        " vu(e) en consultation. ",
+        " va mieux. Domicile : ",
+        ". Accompagné(e) par ",
+        ". Adressé(e) par le ",
+        ". Courrier au ",
+        ". Revoir ",
+        " dans trois mois.",
+    ),
+    "es": (
+        "Paciente: ",
+        " acude a consulta. ",
+        " refiere mejoría. Domicilio: ",
+        ". Acompañado/a por ",
+        ". Remitido/a por el/la ",
+        ". Informe al ",
+        ". Revisar a ",
+        " en tres meses.",
+    ),
+    "en": (
+        "Patient: ",
+        " seen in clinic. ",
+        " is better. Address: ",
+        ". Came with ",
+        ". Referred by ",
+        ". Letter to ",
+        ". Review ",
+        " in three months.",
+    ),
+}
+
+
+def family_notes(fam: Family, rng: random.Random, n_notes: int, start: date) -> list[SynthNote]:
+    lang = fam.language
+    out: list[SynthNote] = []
+    shapes = patient_shapes(lang, fam.patient.gender)
+    if lang == "fr" and fam.patient.given[:1] == "M":  # "M. Dupont" reads as Monsieur, not Marc
+        shapes = [s for s in shapes if not s.startswith("{I}")]
+    a = fam.address
+    for k in range(n_notes):
+        b = _Builder()
+        w = _SENTENCES[lang]
+        b.add(w[0])
+        b.person(fam.patient, shapes[0] if k == 0 else rng.choice(shapes), Label.PATIENT)
+        b.add(w[1])
+        b.person(fam.patient, rng.choice(shapes[1:]), Label.PATIENT)
+        b.add(w[2])
+        b.place(a, "street", Label.STREET)
+        b.add(", ")
+        if a.region == "US":
+            b.place(a, "town", Label.CITY)
+            b.add(", ")
+            b.place(a, "admin", Label.LOCATION)
+            b.add(" ")
+            b.place(a, "postcode", Label.POSTCODE)
+        elif a.region == "GB":
+            b.place(a, "town", Label.CITY)
+            b.add(" ")
+            b.place(a, "postcode", Label.POSTCODE)
+            b.add(", ")
+            b.place(a, "admin", Label.LOCATION)
+        else:
+            b.place(a, "postcode", Label.POSTCODE)
+            b.add(" ")
+            b.place(a, "town", Label.CITY)
+            if a.admin:
+                b.add(" (")
+                b.place(a, "admin", Label.LOCATION)
+                b.add(")")
+        b.add(w[3])
+        rel, who = (("spouse", fam.spouse), ("child", fam.child))[k % 2]
+        b.person(who, _KIN[lang][rel][who.gender] + " " + _full(lang), Label.RELATIVE)
+        b.add(w[4])
+        dt = _DR[lang][fam.doctor.gender]
+        b.person(fam.doctor, f"{dt} {{G}} {{S1}}" + (" {S2}" if lang == "es" else ""), Label.STAFF)
+        b.add(w[5])
+        b.person(fam.doctor, f"{dt} {{S1}}", Label.STAFF)
+        b.add(w[6])
+        b.person(fam.patient, rng.choice(shapes), Label.PATIENT)
+        b.add(w[7])
+        out.append(SynthNote(b.text, lang, fam.locale, b.mentions, start.replace(year=start.year + k)))
+    return out
+
+
+LOCALES = (("fr", "fr-FR"), ("es", "es-ES"), ("en", "en-US"), ("en", "en-GB"))
+
+
+def generate_families(
+    n_per_locale: int, notes_per_patient: int = 3, seed: int = 0
+) -> list[tuple[Family, list[SynthNote]]]:
+    """``n_per_locale`` families per feed locale (fr-FR, es-ES, en-US, en-GB), each with
+    ``notes_per_patient`` notes about its patient (kin and doctor named too)."""
+    rng = random.Random(seed)
+    out = []
+    n = 0
+    for lang, locale in LOCALES:
+        for _ in range(n_per_locale):
+            fam = new_family(rng, lang, locale, n)
+            n += 1
+            out.append((fam, family_notes(fam, rng, notes_per_patient, date(2019, 1, 15))))
+    return out
