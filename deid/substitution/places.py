@@ -236,7 +236,8 @@ class PlaceOperator(Operator):
             if it.label is Label.POSTCODE:
                 role = "postcode"
             elif it.label is Label.COUNTRY:
-                role = "country"
+                role = "country"  # the feed's own country: left as written, and said so
+                ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
             elif it.label is Label.LOCATION and it is not anchor_item:
                 role = g.admin_kind(it.text) or "town"
             it.key = key

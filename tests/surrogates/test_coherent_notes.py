@@ -314,3 +314,12 @@ def test_places_tables_read_arrondissements_as_their_city_and_keep_postcodes_rea
     assert fr.towns[dinan].postcodes == ("22100",) and fr.towns[malo].postcodes == ("35400",)
     us = gz.gazetteer("US")
     assert us.admin_kind("MA") == "admin1_code" and us.admin_kind("Massachusetts") == "admin1"
+
+
+def test_the_feeds_own_country_is_kept_and_the_event_says_so() -> None:
+    from deid.substitution import deidentify_text
+
+    text, spans = build(["Domicile : ", ("21000", L.POSTCODE), " ", ("Dijon", L.CITY), ", ", ("France", L.COUNTRY), "."])
+    out = deidentify_text(text, spans, "fr", date(2021, 3, 5), rng=random.Random(1))
+    assert out.text.endswith(", France.") and "Dijon" not in out.text
+    assert "COUNTRY" in out.kept_labels
