@@ -95,6 +95,8 @@ class Gazetteer:
             tuple(norm(v, *b) for v, b in zip((t.lat, t.lon, p), bounds, strict=True))
             for t, p in zip(towns, pops, strict=True)
         ]
+        self.keys = [town_key(t.name) for t in towns]
+        self._pools: dict[tuple[int, str], list[int]] = {}
         self.by_name: dict[str, int] = {}
         self.by_postcode: dict[str, list[int]] = {}
         self.blocks: dict[str, list[int]] = {}
@@ -199,12 +201,19 @@ class Gazetteer:
         """A town drawn uniformly from the whole table (free: it depends on nothing true), never
         the excluded one."""
         ex = town_key(exclude) if exclude else ""
-        pool = [
-            i
-            for i, t in enumerate(self.towns)
-            if t.population >= min_population and _fits(t.name, elision) and town_key(t.name) != ex
-        ]
-        return rng.choice(pool or [i for i, t in enumerate(self.towns) if town_key(t.name) != ex])
+        pool = self._pool(min_population, elision) or list(range(len(self.towns)))
+        for _ in range(64):
+            i = rng.choice(pool)
+            if not ex or self.keys[i] != ex:
+                return i
+        return rng.choice([i for i in pool if self.keys[i] != ex] or pool)
+
+    def _pool(self, min_population: int, elision: str) -> list[int]:
+        k = (min_population, elision)
+        if k not in self._pools:
+            self._pools[k] = [i for i, t in enumerate(self.towns)
+                              if t.population >= min_population and _fits(t.name, elision)]
+        return self._pools[k]
 
     # ------------------------------------------------------------------------------ records
 

@@ -447,7 +447,7 @@ def _roles(
         inner = _roles(text, body[:i], lang, has_title, has_marker)
         if "given" not in inner:
             return inner + ["given"] * (n - i)
-        return inner + ["keep"] * (n - i)
+        return inner + ["given"] * (n - i)  # more given names: replaced too, never kept
     if n == 1:
         w = words[0]
         if "," in text[body[0][1] :]:  # "DUPONT," (an HL7 family name alone)
