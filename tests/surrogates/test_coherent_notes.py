@@ -319,7 +319,29 @@ def test_places_tables_read_arrondissements_as_their_city_and_keep_postcodes_rea
 def test_the_feeds_own_country_is_kept_and_the_event_says_so() -> None:
     from deid.substitution import deidentify_text
 
-    text, spans = build(["Domicile : ", ("21000", L.POSTCODE), " ", ("Dijon", L.CITY), ", ", ("France", L.COUNTRY), "."])
+    text, spans = build(
+        ["Domicile : ", ("21000", L.POSTCODE), " ", ("Dijon", L.CITY), ", ", ("France", L.COUNTRY), "."]
+    )
     out = deidentify_text(text, spans, "fr", date(2021, 3, 5), rng=random.Random(1))
     assert out.text.endswith(", France.") and "Dijon" not in out.text
     assert "COUNTRY" in out.kept_labels
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_no_original_name_word_survives_in_any_shape(seed: int) -> None:
+    """Every name word of a note (titles and kinship words aside) is gone from its de-identified
+    text, whatever the shape it was written in; no surrogate is another name of the note. (The
+    guarantee is per note: the store holds no true name to compare a later note's draws with, and
+    a surrogate remembered from an earlier note is reused as it is.)"""
+    from deid.synth.people import generate_families
+
+    for fam, notes in generate_families(3, 3, seed):
+        for n in notes:
+            [got] = await run([(n.text, n.spans)], fam.language, seed, locale=fam.locale)
+            named = {m.ref for m in n.mentions if m.kind == "person"}
+            words = {
+                w.casefold() for pid in named for w in (fam.people[pid].given, *fam.people[pid].surnames)
+            }
+            for person_text in got:
+                found = {w.casefold() for w in re.findall(r"[^\W\d_]+", person_text)}
+                assert not found & words, (person_text, found & words)
