@@ -157,7 +157,7 @@ class Out:
     """What a reader gets back from one de-identified note."""
 
     dates: list[date]  # surrogate clinical dates, in span order (None never: unreadable raises)
-    age: int | None
+    age: int | None  # negative: "90+" (at least that many years)
     birth: date | None
     fake_ref: date | None  # the note date's surrogate (dp: its timeline point; shift: date + shift)
     placeholders: int
@@ -199,8 +199,8 @@ def run_engine(
                         holes += 1
                         continue
                     t = tx.parse(piece, "fr", age=s.label == "AGE", ref=d.day)
-                    if s.label == "AGE":
-                        age = t.amount if t else None
+                    if s.label == "AGE":  # "90+ ans" (ages over 89 aggregated) reads as 90 or more
+                        age = None if t is None else -t.amount if "+" in piece else t.amount
                     elif t is not None and t.when is not None:
                         if s.label == "BIRTH_DATE":
                             birth = t.when
@@ -237,7 +237,8 @@ def coherence(docs: list[Doc], outs: list[Out], r: Result) -> None:
                     r.crossing += f > o.fake_ref
         if o.birth is not None and o.age is not None and o.fake_ref is not None:
             r.ages_checked += 1
-            r.age_contradictions += abs(o.age - _years(o.birth, o.fake_ref)) > 1
+            implied = _years(o.birth, o.fake_ref)
+            r.age_contradictions += implied < -o.age - 1 if o.age < 0 else abs(o.age - implied) > 1
         pairs = by_patient.setdefault(d.patient, [])
         pairs += [(t, f) for t, f in zip(d.dates, o.dates, strict=False)]
     for pts in by_patient.values():
@@ -277,7 +278,7 @@ def measure(docs: list[Doc], strategy: str, param: float, seed: int) -> Result:
     settings = Settings(privacy=priv, strategies=strategies)
     outs, spent = run_engine(docs, settings, seed, int(param) if strategy == "shift" else 365, strategy)
     out_dates = [o.dates for o in outs]
-    out_ages = [o.age if o.age is not None else d.age for o, d in zip(outs, docs, strict=True)]
+    out_ages = [abs(o.age) if o.age is not None else d.age for o, d in zip(outs, docs, strict=True)]
     r = Result(strategy, param)
     coherence(docs, outs, r)
     births = [(d.birth, o.birth) for d, o in zip(docs, outs, strict=True) if o.birth is not None]

@@ -134,7 +134,10 @@ def audit(notes: list[NoteOut], birth_slack_days: int = 0) -> Counter[str]:
         if births and n.fake_ref is not None:
             lo_b, hi_b = _interval(births[0].out)  # type: ignore[misc]
             allowed = range(_years(hi_b, n.fake_ref) - 1, _years(lo_b, n.fake_ref) + 2)
-            bad["age_contradicts_birth"] += sum(a.out.amount not in allowed for a in ages)  # type: ignore[union-attr]
+            for a in ages:  # "90+ ans" (Safe Harbor aggregation) says "at least 90"
+                n_years = a.out.amount  # type: ignore[union-attr]
+                ok = allowed.stop - 1 >= n_years if "+" in a.out_text else n_years in allowed
+                bad["age_contradicts_birth"] += not ok
     births_all = [_interval(r.out) for n in notes for r in n.reads if r.label is Label.BIRTH_DATE]
     known = [b for b in births_all if b is not None]
     slack = timedelta(days=birth_slack_days)
