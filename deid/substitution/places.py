@@ -139,10 +139,13 @@ class PlaceMention:
 class OrgMention:
     region: str
     before: str  # text kept before the town or name (connector removed)
-    after: str  # text kept after it
+    after: str  # text kept after it ("'s Hospital", "General Hospital", "Clinic")
     town: str  # the true town in the name ("" when the name holds none)
     min_population: int = 0
     saint: str = ""  # "Saint-" kept before a replaced saint's name
+    joined: bool = False  # a French "de/d'/du" went before the town: rewritten for the surrogate
+    middle: str = ""  # the replaced name as written (case template)
+    possessive: str = ""  # "'s" after the replaced name
 
 
 def _groups(items: Sequence[Item], text: str) -> list[list[Item]]:
@@ -176,6 +179,16 @@ class PlaceOperator(Operator):
             city_strategy = "random"
         for group in _groups(items, text):
             self._plan_group(ctx, group, region, city_strategy)
+        # one surrogate town for "à Auxerre" and "près d'Auxerre": a name that fits every context
+        needs: dict[str, set[str]] = {}
+        for it in items:
+            if isinstance(it.data, PlaceMention) and it.data.role == "town":
+                before = text[max(0, it.span.start - 6) : it.span.start]
+                needs.setdefault(it.key, set()).add(gz.elision_of(before, ctx.language))
+        for it in items:
+            if isinstance(it.data, PlaceMention) and it.key in needs:
+                got = needs[it.key]
+                it.data.elision = next((e for e in ("vowel", "consonant", "fr") if e in got), it.data.elision)
         for it in items:
             if it.label.category is Category.ORG:
                 self._plan_org(ctx, it, region)
@@ -254,30 +267,32 @@ class PlaceOperator(Operator):
 
     def _plan_org(self, ctx: NoteContext, it: Item, region: str) -> None:
         text = it.text
-        words = list(re.finditer(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", text))
-        # the longest run of words that is a town of a table, preferring the latest one
-        best: tuple[int, int, str, str] | None = None
-        for r in gz.lookup_order(region)[:1]:  # the feed's table: "San Carlos" is no Californian town here
-            g = gz.gazetteer(r)
-            for a in range(len(words)):
-                for b in range(len(words), a, -1):
-                    s, e = words[a].start(), words[b - 1].end()
-                    cand = text[s:e]
-                    if fold(cand) in _ORG_WORDS or len(cand) < 3 or g.find(cand) is None:
-                        continue
-                    if all(fold(w.group()) in _ORG_WORDS for w in words[a:b]):
-                        continue
-                    if _SAINT.match(cand) and not re.search(r"(?i)(\b(de|du|des|del|of)\s+|['’])$", text[:s]):
-                        continue  # "Hôpital Saint-Louis", "Hospital Clínico San Carlos": a saint
-                    if best is None or (e - s) > (best[1] - best[0]):
-                        best = (s, e, r, cand)
-            if best is not None:
-                break
+        words = list(re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+)*", text))
+        # the longest run of words that is a town of the feed's table ("San Carlos" is no
+        # Californian town in a Spanish hospital's name)
+        g = gz.gazetteer(region)
+        best: tuple[int, int, str, int] | None = None
+        for a in range(len(words)):
+            for b in range(len(words), a, -1):
+                s, e = words[a].start(), words[b - 1].end()
+                cand = text[s:e]
+                if len(cand) < 3 or all(fold(w.group()) in _ORG_WORDS for w in words[a:b]):
+                    continue
+                head = text[:s]
+                if re.search(r"\d\s*(de|of)?\s*$", head):
+                    continue  # "12 de Octubre" is a date
+                if _SAINT.match(cand) and not re.search(r"(?i)(\b(de|du|des|del|of)\s+|['’])$", head):
+                    continue  # "Hôpital Saint-Louis", "Hospital Clínico San Carlos": a saint
+                idx = g.find(cand)
+                if idx is None and re.search(r"(?i)\b(du|des)\s+$", head):  # "du Mans": Le Mans
+                    art = "Le " if head.rstrip().lower().endswith("du") else "Les "
+                    idx = g.find(art + cand)
+                if idx is not None and (best is None or (e - s) > (best[1] - best[0])):
+                    best = (s, e, cand, idx)
         kind = fold(text)
         if best is not None:
-            s, e, r, town = best
+            s, e, town, _ = best
             before = re.sub(r"(?i)\b(de|du|des|del)\s+$|\b[dD]['’]$", "", text[:s])
-            joined = before != text[:s]
             big = any(b in kind + " " for b in _BIG)
             minimum = (
                 100_000
@@ -286,23 +301,42 @@ class PlaceOperator(Operator):
                 if re.search(r"hospital|hospitalier|\bch\b|general", kind)
                 else 5_000
             )
-            it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{r}\x1f{fold(town)}\x1f{minimum}")
-            it.data = OrgMention(r, before + ("\x00" if joined else ""), text[e:], town, minimum)
+            it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{region}\x1f{fold(town)}\x1f{minimum}")
+            it.data = OrgMention(region, before, text[e:], town, minimum, joined=before != text[:s])
             return
-        # no town: keep the kind words, replace the rest (a person's or a saint's name)
-        keep = 0
+        # no town: keep the kind words before and after, replace the name between them (a
+        # person's, a saint's, a state's: "Massachusetts General Hospital", "St Mary's Hospital")
+        lead = 0
         for w in words:
-            if fold(w.group()) in _ORG_WORDS:
-                keep = w.end()
-            else:
+            if fold(w.group()) not in _ORG_WORDS:
                 break
-        rest = text[keep:]
-        m = _SAINT.match(rest.lstrip())
-        saint = ""
-        if m and len(rest.lstrip()) > m.end():
-            saint = rest.lstrip()[: m.end()]
+            lead = w.end()
+        trail = len(text)
+        for w in reversed(words):
+            if w.start() < lead or fold(w.group()) not in _ORG_WORDS:
+                break
+            trail = w.start()
+        middle = text[lead:trail]
+        pre = middle[: len(middle) - len(middle.lstrip())]
+        post = middle[len(middle.rstrip()) :]
+        core = middle.strip()
+        poss = ""
+        m_poss = re.search(r"['’]s$", core)
+        if m_poss:
+            core, poss = core[: m_poss.start()], core[m_poss.start() :]
+        m = _SAINT.match(core)
+        saint = core[: m.end()] if m and len(core) > m.end() else ""
         it.key = ctx.key(it.label, text)
-        it.data = OrgMention(region, text[:keep], "", "", 0, saint)
+        it.data = OrgMention(
+            region,
+            text[:lead] + pre,
+            post + text[trail:],
+            "",
+            0,
+            saint,
+            middle=core[len(saint) :],
+            possessive=poss,
+        )
 
     # ------------------------------------------------------------------------------- draw
 
@@ -354,7 +388,7 @@ class PlaceOperator(Operator):
             return names.draw_first(
                 rng, lang, "female" if fold(d.saint).startswith(("sainte", "ste", "santa")) else "male", avoid
             )
-        if not d.before.strip():  # no kind word: a name of the language's kind
+        if not d.before.strip() and not d.after.strip():  # no kind word: a name of the language's kind
             town = gz.gazetteer(gz.region_of(lang, ctx.region))
             return formats.organisation(
                 rng, lang, town.towns[town.uniform(rng)].name, names.draw_last(rng, lang, "", avoid)
@@ -387,16 +421,15 @@ class PlaceOperator(Operator):
                 if rec is None:
                     return None
                 town = names.match_case(d.town, rec.town)
-                body = gz.with_connector(town, ctx.language) if d.before.endswith("\x00") else town
-                return d.before.rstrip("\x00") + body + d.after, "random"
-            if d.saint:
-                return d.before + (
-                    " " if d.before and not d.before.endswith(" ") else ""
-                ) + d.saint + value, "random"
-            if d.before.strip():
-                sep = "" if d.before.endswith((" ", "'", "’")) else " "
-                return d.before + sep + names.match_case(item.text[len(d.before) :], value), "random"
-            return value, "random"
+                body = gz.with_connector(town, ctx.language) if d.joined else town
+                return d.before + body + d.after, "random"
+            if not d.middle and not d.saint:
+                return item.text, "random"  # only kind words ("CHU", "la clinique"): nothing to hide
+            if not d.before.strip() and not d.after.strip() and not d.saint:
+                return value, "random"  # no kind word: a whole surrogate organisation
+            return d.before + d.saint + names.match_case(
+                d.middle or "X", value
+            ) + d.possessive + d.after, "random"
         return value, "random"
 
 

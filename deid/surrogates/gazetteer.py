@@ -167,7 +167,8 @@ class Gazetteer:
         """The fixed candidate set of ``origin``: every town of its first-level unit (a partition
         of the public table chosen before any note is read), less the names a French context
         could not take (an article-initial name, or the other elision class)."""
-        return [i for i in self.blocks[self.towns[origin].admin1_code] if _fits(self.towns[i].name, elision)]
+        block = self.blocks[self.towns[origin].admin1_code]
+        return [i for i in block if _fits(self.towns[i].name, elision)] or block
 
     def exponential_distribution(
         self, origin: int, epsilon: float, elision: str = ""
@@ -211,8 +212,11 @@ class Gazetteer:
     def _pool(self, min_population: int, elision: str) -> list[int]:
         k = (min_population, elision)
         if k not in self._pools:
-            self._pools[k] = [i for i, t in enumerate(self.towns)
-                              if t.population >= min_population and _fits(t.name, elision)]
+            self._pools[k] = [
+                i
+                for i, t in enumerate(self.towns)
+                if t.population >= min_population and _fits(t.name, elision)
+            ]
         return self._pools[k]
 
     # ------------------------------------------------------------------------------ records

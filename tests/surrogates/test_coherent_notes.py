@@ -345,3 +345,42 @@ async def test_no_original_name_word_survives_in_any_shape(seed: int) -> None:
             for person_text in got:
                 found = {w.casefold() for w in re.findall(r"[^\W\d_]+", person_text)}
                 assert not found & words, (person_text, found & words)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hospitals_keep_their_kind_and_french_articles_agree(seed: int) -> None:
+    from deid.substitution import deidentify_text
+
+    text, spans = build(
+        [
+            "Vu au ",
+            ("CHU de Dijon", L.HOSPITAL),
+            " puis à la ",
+            ("Clinique Pasteur", L.HOSPITAL),
+            ", à l'",
+            ("Hôpital Saint-Louis", L.HOSPITAL),
+            ", au ",
+            ("CH d'Auxerre", L.HOSPITAL),
+            " et au ",
+            ("Centre hospitalier du Mans", L.HOSPITAL),
+            ". Né à ",
+            ("Auxerre", L.CITY),
+            ", vit près d'",
+            ("Auxerre", L.CITY),
+            ".",
+        ]
+    )
+    out = deidentify_text(text, spans, "fr", date(2021, 3, 5), rng=random.Random(seed)).text
+    m = re.fullmatch(
+        r"Vu au CHU (?:de |d')(?P<chu>[^,]+?) puis à la Clinique (?P<cl>\w+), à l'Hôpital Saint-(?P<st>\w+), "
+        r"au CH (?:de |d'|du )(?P<ch>.+?) et au Centre hospitalier (?:de |d'|du )(?P<ch2>.+?)\. "
+        r"Né à (?P<t1>.+?), vit près d'(?P<t2>.+)\.",
+        out,
+    )
+    assert m, out
+    fr = gz.gazetteer("FR")
+    chu = fr.find(m["chu"])
+    assert chu is not None and fr.towns[chu].population >= 100_000 and m["chu"] != "Dijon"
+    assert m["cl"] != "Pasteur" and m["st"] != "Louis"
+    assert m["t1"] == m["t2"] and m["t1"][0].casefold() in "aeiouyhéèêîô"  # "d'X" and "à X" both fit
+    assert "Auxerre" not in out and "Mans" not in out
