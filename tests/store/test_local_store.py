@@ -71,6 +71,7 @@ async def test_open_store_picks_memory_redis_or_local_file(tmp_path: Path) -> No
     assert isinstance(redis_store, RedisPatientStore)
     assert redis_store.keys(P)[0] == f"deid:e2:{{p:{P}}}:memo"
     await redis_store.close()
-    local = open_store(Settings(), local_path=tmp_path / "m.sqlite")
+    with_secret = Settings(hmac_secret="local-test-secret-" + "0" * 32)  # a memo file needs one
+    local = open_store(with_secret, local_path=tmp_path / "m.sqlite")
     assert isinstance(local, LocalFileStore)
     await local.close()
