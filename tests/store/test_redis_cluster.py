@@ -79,6 +79,21 @@ async def test_the_store_works_on_the_cluster_and_patients_spread_over_every_mas
     assert len(holding) == 3 and all(n > 0 for n in holding), holding
 
 
+async def test_an_old_keyspace_is_purged_from_every_master(cluster: RedisClusterServers) -> None:
+    old = RedisPatientStore.from_settings(settings(cluster.url, mode="cluster", key_prefix="e1"))
+    new = RedisPatientStore.from_settings(settings(cluster.url, mode="cluster", key_prefix="e1:e2"))
+    try:
+        for i in range(30):
+            await old.commit(patient(i), f"n{i}", [Release(value(i), "x", 1)], 100)
+            await new.commit(patient(i), f"n{i}", [Release(value(i), "y", 1)], 100)
+        assert await old.purge_prefix("e1") >= 60
+        assert [await old.lookup(patient(i), [value(i)]) for i in range(30)] == [{}] * 30
+        assert await new.lookup(patient(3), [value(3)]) == {value(3): "y"}  # the new epoch stays
+    finally:
+        await old.close()
+        await new.close()
+
+
 def test_a_patient_s_keys_share_one_slot_so_every_script_touches_one_slot() -> None:
     from types import SimpleNamespace
 
