@@ -222,7 +222,16 @@ _TITLE_GENDER: dict[str, str | None] = {
     "enfermera": "female",
 }
 # titles that are initials in the other languages ("M. Huang" in English is Mark Huang)
-_TITLE_LANG = {"m": "fr", "m.": "fr", "me": "fr", "me.": "fr", "d.": "es"}
+_TITLE_LANG = {
+    "m": "fr",
+    "m.": "fr",
+    "me": "fr",
+    "me.": "fr",
+    "d.": "es",
+    "don": "es",
+    "dona": "es",
+    "doña": "es",
+}
 _MAIDEN = {"nee", "née", "ne", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve", "born"}
 _PARTICLES = {
     "de",
