@@ -298,7 +298,7 @@ def test_kinship_words_and_titles_are_never_replaced() -> None:
     assert [u.role for u in m.units] == ["surname"] and m.title_gender == "female"
     assert identity.render(m, {0: "Martin"}) == "Mme Martin"
     assert identity.parse("la Dra. López", "es").title_gender == "female"
-    assert identity.context_gender("Paciente Doña ") == ("female", None)
+    assert identity.context_gender("Paciente Doña ", "es") == ("female", None)
     assert identity.context_gender("la fille de ") == (None, None)
     assert [u.value for u in identity.parse("Marie Le Goff", "fr").units] == ["marie", "le goff"]
     assert names.match_case("DUPONT", "Martin") == "MARTIN"
