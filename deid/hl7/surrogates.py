@@ -4,6 +4,11 @@ The values ``identity_values`` lists become a synthetic companion note of the sa
 value per line, one span each) that goes through the ordinary ``Substituter``: same memo keys
 (a surname alone shares its entry with the surname of a full name in the text, an ISO date with
 the same day written ``15/03/2024``), same budget ledger, replay-safe under its own event id.
+
+A person name comes as one value "FAMILY, Given Middle" (``scrub._Scrubber._name``), so it is
+read as one person whose surname and given names share the text's identity entries; the parts
+of an address come one per line, one after the other, so the place operator groups them into one
+address rendered from one table row (town, postcode, state or department together).
 """
 
 from __future__ import annotations
