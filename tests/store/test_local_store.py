@@ -27,8 +27,10 @@ async def test_two_runs_on_one_file_share_surrogates_and_budget(tmp_path: Path) 
     second = LocalFileStore(path)
     assert await second.lookup(P, [hx("v", 1), hx("v", 2)]) == {hx("v", 1): "Martin", hx("v", 2): "2001"}
     assert await second.spent(P) == 40
-    again = await second.commit(P, "file-a", [Release(hx("v", 3), "1999", 40)], 100)
-    assert again.replay and again.spent_micro == 0
+    again = await second.commit(P, "file-a", [Release(hx("v", 2), "2001", 40)], 100)
+    assert again.replay and again.spent_micro == 0  # a replay of what was paid is free
+    extra = await second.commit(P, "file-a", [Release(hx("v", 3), "1999", 40)], 100)
+    assert extra.replay and extra.spent_micro == 40 and extra.total_micro == 80  # a new value is not
     await second.close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
