@@ -1,10 +1,20 @@
-"""``deid redact FILE|-``: print a note with every detected mention replaced by its category tag."""
+"""``deid redact FILE|DIR|- ...``: print notes with every detected mention replaced.
+
+One file (or ``-``) prints the redacted note, as it always did. Several files, a directory or a
+JSON-lines stream (``--jsonl``) go through one process, the model loaded once, with a progress
+bar on standard error and a summary at the end: text files are written under ``--out-dir``,
+JSON lines (and ``--json`` for several notes) to standard output, one object per note.
+"""
 
 from __future__ import annotations
 
 import argparse
 import random
 import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +24,7 @@ import orjson
 from deid.cli import CliError
 
 if TYPE_CHECKING:
-    from deid.detect import Detector
+    from deid.protocols import Detector
     from deid.render import PlacedSpan
     from deid.spans import Span
 
@@ -22,24 +32,42 @@ LANGUAGES = ("fr", "es", "en")
 MAX_BYTES = 16 * 1024 * 1024  # a note, not a corpus: refuse anything larger than this
 
 
+def strategy_modes() -> list[str]:
+    """The substitution modes the library offers (``deid.substitute.MODES``): a mode added there
+    appears here without touching this file."""
+    import deid.substitute as substitute
+
+    modes = getattr(substitute, "MODES", None) or getattr(substitute, "_MODES", None) or {}
+    return list(modes) or ["placeholder", "random", "dp"]
+
+
 def register(subparsers: Any) -> None:
+    from deid.cli._detector import add_model_options
+
     p = subparsers.add_parser(
         "redact",
-        help="replace the PHI of one note with placeholders ([PER], [DATE]...)",
-        description="Detect PHI in a note (a file, or - for standard input) and print it with every "
-        "mention replaced by its category tag. With --json, print the redacted text, \"spans\" (the "
+        help="replace the PHI of notes with placeholders ([PER], [DATE]...) or surrogates",
+        description="Detect PHI in notes and print them with every mention replaced. One FILE (or - "
+        "for standard input) prints the note; with --json, the redacted text, \"spans\" (the "
         "mentions in the input, original offsets, with the recognizer that found each) and "
-        "\"output_spans\" (where each placeholder sits in the output).",
+        "\"output_spans\" (where each replacement sits in the output). Several files, a directory or "
+        "--jsonl run in one process (the model loaded once) with a progress bar and a summary on "
+        "standard error.",
     )
-    p.add_argument("path", metavar="FILE", help="UTF-8 text file, or - for standard input")
-    p.add_argument("--lang", choices=LANGUAGES, default="fr", help="language of the note (default: fr)")
+    p.add_argument("paths", metavar="FILE", nargs="+",
+                   help="UTF-8 text file, directory (its --glob files), or - for standard input")
+    p.add_argument("--lang", choices=LANGUAGES, default="fr", help="language of the notes (default: fr)")
     p.add_argument("--json", action="store_true", help="print JSON with the text and the spans")
-    p.add_argument("--rules-only", action="store_true", help="detect with the rule recognizers alone")
+    p.add_argument("--rules-only", "--no-model", dest="rules_only", action="store_true",
+                   help="detect with the rule recognizers alone (person names are then NOT detected)")
     p.add_argument("--model", metavar="DIR", type=Path, default=None,
                    help="token-classification model directory (default: the shipped model)")
-    p.add_argument("--strategy", choices=("placeholder", "random", "dp"), default="placeholder",
-                   help="placeholder tags (default), random format-preserving surrogates with shifted "
-                   "dates, or differentially private dates/ages/places with random surrogates")
+    modes = strategy_modes()
+    p.add_argument("--strategy", "--profile", dest="strategy", choices=modes, default="placeholder",
+                   help="substitution mode, one of the library's (" + ", ".join(modes) + "): placeholder "
+                   "tags (default), random format-preserving surrogates with shifted dates, "
+                   "differentially private dates/ages/places with random surrogates... (--profile is "
+                   "the same option)")
     p.add_argument("--date", metavar="YYYY-MM-DD", type=_iso_date, default=None,
                    help="document date: the reference for durations (dp/random); without it absolute "
                    "dates are replaced by [DATE]")
@@ -50,6 +78,19 @@ def register(subparsers: Any) -> None:
                    "get the same surrogates (default: memo kept in memory for this run only)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed the surrogate generator (reproducible output; never in production)")
+    p.add_argument("--jsonl", action="store_true",
+                   help="inputs are JSON lines, one note per line: {\"text\": ..., optional \"id\", "
+                   "\"lang\", \"date\", \"patient\"}; prints one JSON object per note")
+    p.add_argument("--out-dir", metavar="DIR", type=Path, default=None,
+                   help="with several text files or a directory: write each redacted note here, under "
+                   "its path relative to its input")
+    p.add_argument("--glob", default="*.txt", metavar="PATTERN",
+                   help="files taken from a directory, searched recursively (default: *.txt)")
+    p.add_argument("--batch-size", type=int, default=16, metavar="N",
+                   help="notes (or pieces of a long note) per detection call (default 16)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on standard error (default: when it is a terminal)")
+    add_model_options(p)
     p.set_defaults(handler=run)
 
 
@@ -63,9 +104,13 @@ def _iso_date(value: str) -> date:
 def build_detector(args: argparse.Namespace) -> Detector:
     """The single place that decides which detector ``deid redact`` uses: the rules merged with
     the token classifier (the shipped model, or ``--model``), or the rules alone."""
-    from deid.cli._detector import hybrid_detector
+    from deid.cli._detector import hybrid_detector, warn_no_names
 
-    return hybrid_detector(getattr(args, "model", None), args.rules_only)
+    if args.rules_only:
+        warn_no_names()
+    return hybrid_detector(getattr(args, "model", None), args.rules_only,
+                           backend=getattr(args, "backend", None),
+                           min_phi_prob=getattr(args, "min_phi_prob", None))
 
 
 def read_note(path: str) -> str:
@@ -99,7 +144,8 @@ def redact(text: str, spans: list[Span]) -> tuple[str, list[PlacedSpan]]:
     return render(text, [Replacement(s.start, s.end, s.label, placeholder(s), "placeholder") for s in spans])
 
 
-def substitute(text: str, spans: list[Span], args: argparse.Namespace) -> tuple[str, list[dict[str, Any]]]:
+def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: str | None = None,
+               doc_date: date | None = None, patient: str | None = None) -> tuple[str, list[dict[str, Any]]]:
     """Surrogates through the substitution engine, memoized in a local store when asked."""
     import asyncio
 
@@ -109,6 +155,7 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace) -> tuple[
     from deid.store.factory import open_store
     from deid.substitute import deidentify_text
 
+    patient = patient or args.patient
     store: PatientStore | None = None
     if args.store is not None:
         try:
@@ -118,8 +165,9 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace) -> tuple[
             reason = exc.strerror or type(exc).__name__
             raise CliError(f"cannot open the memo file {args.store}: {reason}") from None
     rng = random.Random(args.seed) if args.seed is not None else None
-    note = deidentify_text(text, spans, args.lang, args.date, strategy=args.strategy, rng=rng, store=store,
-                           patient_id=args.patient, event_id=f"cli:{args.patient}:{hash_text(text)}")
+    note = deidentify_text(text, spans, lang or args.lang, doc_date or args.date, strategy=args.strategy,
+                           rng=rng, store=store, patient_id=patient,
+                           event_id=f"cli:{patient}:{hash_text(text)}")
     if store is not None:
         asyncio.run(store.close())
     return note.text, [
@@ -135,33 +183,231 @@ def hash_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def run(args: argparse.Namespace) -> int:
-    text = read_note(args.path)
-    detector = build_detector(args)
-    spans = detector.detect([text], [args.lang])[0]
+@dataclass
+class Note:
+    """One note of a run: where it came from, its text and its per-note options."""
+
+    source: str  # path, "-", or "FILE:LINE" of a JSON line
+    text: str
+    lang: str
+    doc_date: date | None = None
+    patient: str | None = None
+    note_id: Any = None
+    rel: Path | None = None  # path under --out-dir
+
+
+def replace(note: Note, spans: list[Span], args: argparse.Namespace) -> tuple[str, list[dict[str, Any]]]:
     if args.strategy == "placeholder":
-        output, placed = redact(text, spans)
-        out_spans: list[dict[str, Any]] = [
+        output, placed = redact(note.text, spans)
+        return output, [
             {"start": p.start, "end": p.end, "label": p.label.value, "category": p.label.category.value,
              "strategy": p.strategy}
             for p in placed
         ]
-    else:
-        output, out_spans = substitute(text, spans, args)
+    return substitute(note.text, spans, args, lang=note.lang, doc_date=note.doc_date, patient=note.patient)
+
+
+def payload(note: Note, output: str, spans: list[Span], out_spans: list[dict[str, Any]],
+            detector: Detector) -> dict[str, Any]:
+    return {
+        "text": output,
+        "language": note.lang,
+        "detector": {"name": detector.model_name, "version": detector.model_version},
+        "spans": [
+            {"start": s.start, "end": s.end, "label": s.label.value, "category": s.label.category.value,
+             "source": s.source}
+            for s in spans
+        ],
+        "output_spans": out_spans,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    batch_mode = args.jsonl or len(args.paths) > 1 or any(Path(p).is_dir() for p in args.paths if p != "-")
+    if not batch_mode:
+        return _run_one(args)
+    return _run_batch(args)
+
+
+def _run_one(args: argparse.Namespace) -> int:
+    """One note: the command's original behaviour, with progress for a long one."""
+    text = read_note(args.paths[0])
+    detector = build_detector(args)
+    note = Note(args.paths[0], text, args.lang)
+    with Progress(len(text.encode("utf-8")), "B", args.progress) as bar:
+        spans = _detect([note], detector, args, bar)[0]
+    output, out_spans = replace(note, spans, args)
     if args.json:
-        payload = {
-            "text": output,
-            "language": args.lang,
-            "detector": {"name": detector.model_name, "version": detector.model_version},
-            "spans": [
-                {"start": s.start, "end": s.end, "label": s.label.value, "category": s.label.category.value,
-                 "source": s.source}
-                for s in spans
-            ],
-            "output_spans": out_spans,
-        }
-        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        doc = payload(note, output, spans, out_spans, detector)
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         sys.stdout.write(output if output.endswith("\n") or not output else output + "\n")
     sys.stdout.flush()
     return 0
+
+
+def _detect(notes: list[Note], detector: Detector, args: argparse.Namespace,
+            bar: Progress) -> list[list[Span]]:
+    from deid.ner.chunked import ChunkedDetector
+
+    def done(pieces: Sequence[str]) -> None:
+        bar.update(sum(len(p.encode("utf-8")) for p in pieces))
+
+    chunked = ChunkedDetector(detector, batch=max(1, args.batch_size), progress=done)
+    return chunked.detect([n.text for n in notes], [n.lang for n in notes])
+
+
+def iter_inputs(args: argparse.Namespace, errors: list[str]) -> Iterator[Note]:
+    """Every note named on the command line, read lazily (a directory of thousands of files is
+    never held in memory at once); unreadable ones are reported in ``errors`` and skipped."""
+    for raw in args.paths:
+        if args.jsonl:
+            yield from _iter_jsonl(raw, args, errors)
+            continue
+        path = Path(raw)
+        if raw != "-" and path.is_dir():
+            for f in sorted(p for p in path.rglob(args.glob) if p.is_file()):
+                try:
+                    text = read_note(str(f))
+                    yield Note(str(f), text, args.lang, args.date, None, None, f.relative_to(path))
+                except CliError as exc:
+                    errors.append(str(exc))
+            continue
+        try:
+            yield Note(raw, read_note(raw), args.lang, args.date, None, None, Path(path.name))
+        except CliError as exc:
+            errors.append(str(exc))
+
+
+def _iter_jsonl(raw: str, args: argparse.Namespace, errors: list[str]) -> Iterator[Note]:
+    try:
+        fh = sys.stdin.buffer if raw == "-" else Path(raw).open("rb")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        errors.append(f"cannot read {raw}: {exc.strerror or type(exc).__name__}")
+        return
+    name = "standard input" if raw == "-" else raw
+    try:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{name}:{lineno}"
+            try:
+                obj = orjson.loads(line)
+                if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                    raise ValueError("not an object with a \"text\" string")
+                lang = obj.get("lang") or obj.get("language") or args.lang
+                if lang not in LANGUAGES:
+                    raise ValueError(f"unknown language {lang!r}")
+                doc_date = _json_date(obj.get("date")) or args.date
+                patient = str(obj["patient"]) if obj.get("patient") is not None else None
+            except orjson.JSONDecodeError:
+                errors.append(f"{where}: skipped (invalid JSON)")  # never echo the line: it may hold PHI
+                continue
+            except (ValueError, KeyError) as exc:
+                errors.append(f"{where}: skipped ({exc})")
+                continue
+            yield Note(where, obj["text"], lang, doc_date, patient, obj.get("id"), None)
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+
+
+def _json_date(value: Any) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        raise ValueError("\"date\" is not YYYY-MM-DD") from None
+
+
+def _batches(notes: Iterator[Note], max_chars: int, max_notes: int) -> Iterator[list[Note]]:
+    """Notes grouped so a detection call holds at most ``max_notes`` notes or ``max_chars`` characters."""
+    cur: list[Note] = []
+    size = 0
+    for n in notes:
+        if cur and (len(cur) >= max_notes or size + len(n.text) > max_chars):
+            yield cur
+            cur, size = [], 0
+        cur.append(n)
+        size += len(n.text)
+    if cur:
+        yield cur
+
+
+def _run_batch(args: argparse.Namespace) -> int:
+    text_out = not args.jsonl and not args.json
+    if text_out and args.out_dir is None:
+        raise CliError("several notes: give --out-dir DIR to write them, or --json / --jsonl for JSON lines")
+    if args.out_dir is not None:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+    detector = build_detector(args)
+    errors: list[str] = []
+    total_bytes = _known_size(args)
+    started = time.perf_counter()
+    n_notes = n_chars = 0
+    by_category: Counter[str] = Counter()
+    with Progress(total_bytes, "B", args.progress) as bar:
+        for batch in _batches(iter_inputs(args, errors), 200_000, max(1, args.batch_size)):
+            found = _detect(batch, detector, args, bar)
+            for note, spans in zip(batch, found, strict=True):
+                output, out_spans = replace(note, spans, args)
+                by_category.update(s.label.category.value for s in spans)
+                n_notes += 1
+                n_chars += len(note.text)
+                if text_out:
+                    assert args.out_dir is not None and note.rel is not None
+                    dest = args.out_dir / note.rel
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    dest.write_text(output, encoding="utf-8")
+                else:
+                    doc = payload(note, output, spans, out_spans, detector)
+                    doc = {"id": note.note_id if args.jsonl else note.source, **doc}
+                    if not args.json:  # plain --jsonl: the text and where each replacement sits
+                        doc = {k: doc[k] for k in ("id", "text", "language", "output_spans")}
+                    sys.stdout.buffer.write(orjson.dumps(doc) + b"\n")
+            sys.stdout.flush()
+    elapsed = time.perf_counter() - started
+    cats = ", ".join(f"{c} {k}" for c, k in sorted(by_category.items(), key=lambda kv: -kv[1])) or "none"
+    print(f"deid redact: {n_notes} notes, {n_chars:,} characters in {elapsed:.1f} s "
+          f"({n_notes / elapsed if elapsed > 0 else 0:.1f} notes/s); {sum(by_category.values())} mentions "
+          f"replaced ({cats}); {len(errors)} skipped", file=sys.stderr)
+    for e in errors:
+        print(f"deid redact: {e}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _known_size(args: argparse.Namespace) -> int | None:
+    """Bytes to read when every input is a plain file or directory (the bar's total), else None."""
+    if "-" in args.paths:
+        return None
+    total = 0
+    for raw in args.paths:
+        p = Path(raw)
+        files = [f for f in p.rglob(args.glob) if f.is_file()] if p.is_dir() else [p]
+        total += sum(f.stat().st_size for f in files if f.exists())
+    return total
+
+
+class Progress:
+    """A tqdm bar on standard error (characters done), shown on a terminal or when asked."""
+
+    def __init__(self, total: int | None, unit: str, enabled: bool | None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._bar: Any = None
+        if self.enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr, dynamic_ncols=True,
+                             mininterval=0.5, leave=True)
+
+    def update(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()

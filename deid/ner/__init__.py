@@ -36,17 +36,41 @@ def load_detector(source: Path | str | ModelSettings, **kwargs: Any) -> NerDetec
     return NerDetector.from_path(Path(source), **kwargs)
 
 
-def load_detector_from_settings(model: ModelSettings) -> NerDetector:
-    """The detector ``deid.settings.Settings().model`` describes (the shipped one by default)."""
+def resolve_backend(backend: str, device: str) -> str:
+    """``auto``: ONNX Runtime on CPU when it is installed, torch on a GPU (or without onnxruntime)."""
+    if backend != "auto":
+        return backend
+    if device == "cuda":
+        return "torch"
+    if device == "auto":
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is not None:
+            import torch
+
+            if torch.cuda.is_available():
+                return "torch"
+    from deid.ner.onnx_backend import onnx_available
+
+    return "onnx" if onnx_available() else "torch"
+
+
+def load_detector_from_settings(model: ModelSettings, path: Path | None = None) -> NerDetector:
+    """The detector ``deid.settings.Settings().model`` describes (the shipped one by default);
+    ``path`` overrides the settings' model directory."""
     from deid.ner.infer import InferenceConfig
 
     config = InferenceConfig(
         max_len=model.window_tokens,
         overlap=model.window_stride,
         token_budget=model.max_tokens_per_batch,
+        min_phi_prob=model.min_phi_prob,
     )
+    source = path or model.path or DEFAULT_MODEL_DIR
+    if resolve_backend(model.backend, model.device) == "onnx":
+        return load_onnx_detector(source, int8=model.onnx_int8, config=config, threads=model.threads)
     return load_detector(
-        model.path or DEFAULT_MODEL_DIR,
+        source,
         device=model.device,
         dtype=model.dtype,
         quantize_int8=model.cpu_int8,
@@ -54,4 +78,48 @@ def load_detector_from_settings(model: ModelSettings) -> NerDetector:
     )
 
 
-__all__ = ["DEFAULT_MODEL_DIR", "load_default_detector", "load_detector", "load_detector_from_settings"]
+def load_onnx_detector(
+    path: Path | str, *, int8: bool = True, config: Any = None, threads: int | None = None
+) -> NerDetector:
+    """The model at ``path`` on ONNX Runtime (CPU), its ONNX file built and cached on first use
+    (``deid.ner.onnx_backend``). Once cached, torch is not needed to load it."""
+    import json
+
+    from deid.ner.infer import NerDetector
+    from deid.ner.model import is_compact
+    from deid.ner.onnx_backend import ensure_onnx, onnx_forward, onnx_path, ort_session
+
+    path = Path(path)
+    cfg = json.loads((path / "config.json").read_text())
+    target = onnx_path(path, int8)
+    if not target.is_file():
+        ensure_onnx(path, int8)
+    tokenizer: Any
+    if is_compact(path):
+        from deid.ner.e5 import load_tokenizer
+
+        tokenizer = load_tokenizer()
+    else:
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(str(path))
+    return NerDetector(
+        None,
+        tokenizer,
+        name=str(cfg.get("deid_model_name") or "ner"),
+        version=str(cfg.get("deid_model_version") or path.name),
+        config=config,
+        forward=onnx_forward(ort_session(target, threads)),
+        id2label={int(k): v for k, v in cfg["id2label"].items()},
+        backend="onnx-int8" if int8 else "onnx",
+    )
+
+
+__all__ = [
+    "DEFAULT_MODEL_DIR",
+    "load_default_detector",
+    "load_detector",
+    "load_detector_from_settings",
+    "load_onnx_detector",
+    "resolve_backend",
+]

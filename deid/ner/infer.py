@@ -1,21 +1,30 @@
 """Token-classification inference: notes in, character spans out (``Span.source == "ner"``).
 
-Windows from all notes of a call are sorted by length and packed into batches under a token
-budget, so padding stays small; each token's prediction is read from the window where it has
-the most context, then words are decoded (first subword's tag, majority label per entity).
+The steps are shared by every backend (torch for GPU and training, ONNX Runtime on CPU):
+the whole batch is tokenized in one call; each note is cut into windows that end at line or
+sentence starts where possible; windows from all notes are sorted by length and packed into
+forward passes under a token budget, so padding stays small; each token's prediction is read
+from the window where it has the most context, then words are decoded (first subword's tag,
+majority label per entity). A backend is only ``forward(ids, mask) -> probabilities``.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deid.ner.encode import EncodedText, encode_text, special_ids, token_windows
-from deid.ner.text import Window, decode_words
+import numpy as np
+
+from deid.ner.encode import EncodedText, encode_texts, special_ids, unit_starts
+from deid.ner.text import Window, decode_words, make_aligned_windows
 from deid.spans import Span
+
+# (input ids, attention mask), both int64 (batch, length) -> softmax probabilities (batch, length, tags)
+Forward = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +33,33 @@ class InferenceConfig:
     overlap: int = 64
     token_budget: int = 4096  # padded tokens per forward pass
     min_score: float = 0.0
+    # None: a word takes the most probable tag (O included). A number: a word is PHI when
+    # 1 - P(O) of its first subword reaches it, with the most probable PHI tag: the operating
+    # point of the precision/recall curve (lower = more recall).
+    min_phi_prob: float | None = None
+
+
+@dataclass(slots=True)
+class TokenPreds:
+    """Per subword token of one text: the most probable PHI tag, its probability and P(O)."""
+
+    tag: np.ndarray  # int, never the O tag
+    p_tag: np.ndarray
+    p_o: np.ndarray
+
+
+@dataclass(slots=True)
+class Timings:
+    """Seconds spent in each stage (accumulated over calls): what ``bench/profile_detect.py``
+    reports."""
+
+    tokenize: float = 0.0
+    windows: float = 0.0
+    encoder: float = 0.0
+    decode: float = 0.0
+    tokens: int = 0  # real tokens fed (specials included)
+    padded: int = 0  # tokens fed with padding
+    calls: dict[str, int] = field(default_factory=dict)
 
 
 def _pick_device(device: str | None) -> str:
@@ -34,6 +70,157 @@ def _pick_device(device: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _plan(encoded: Sequence[EncodedText], texts: Sequence[str],
+          config: InferenceConfig) -> list[tuple[int, Window]]:
+    size = config.max_len - 2
+    overlap = min(config.overlap, size - 1)
+    jobs: list[tuple[int, Window]] = []
+    for ti, enc in enumerate(encoded):
+        if not enc.ids:
+            continue
+        starts = unit_starts(texts[ti], enc) if len(enc.ids) > size else []
+        for w in make_aligned_windows(len(enc.ids), size, overlap, starts):
+            jobs.append((ti, w))
+    return jobs
+
+
+def _batches(jobs: Sequence[tuple[int, Window]], budget: int) -> list[list[int]]:
+    """Windows sorted by length, packed under ``budget`` padded tokens: a batch pads to its own
+    longest window, which is close to its shortest."""
+    order = sorted(range(len(jobs)), key=lambda j: jobs[j][1].end - jobs[j][1].start)
+    batches: list[list[int]] = []
+    cur: list[int] = []
+    for j in order:
+        length = jobs[j][1].end - jobs[j][1].start + 2
+        if cur and length * (len(cur) + 1) > budget:
+            batches.append(cur)
+            cur = []
+        cur.append(j)
+    if cur:
+        batches.append(cur)
+    return batches
+
+
+def token_predictions(
+    forward: Forward,
+    tokenizer: Any,
+    texts: Sequence[str],
+    config: InferenceConfig = InferenceConfig(),
+    o_id: int = 0,
+    timings: Timings | None = None,
+) -> tuple[list[EncodedText], list[TokenPreds]]:
+    """The model's reading of every subword of ``texts``, before any decoding."""
+    t0 = time.perf_counter()
+    encoded = encode_texts(tokenizer, texts)
+    t1 = time.perf_counter()
+    jobs = _plan(encoded, texts, config)
+    batches = _batches(jobs, config.token_budget)
+    cls, sep, pad = special_ids(tokenizer)
+    preds = [
+        TokenPreds(np.zeros(len(e.ids), np.int64), np.zeros(len(e.ids), np.float32),
+                   np.ones(len(e.ids), np.float32))
+        for e in encoded
+    ]
+    enc_s = 0.0
+    real = padded = 0
+    for batch in batches:
+        maxlen = max(jobs[j][1].end - jobs[j][1].start for j in batch) + 2
+        ids = np.full((len(batch), maxlen), pad, dtype=np.int64)
+        mask = np.zeros((len(batch), maxlen), dtype=np.int64)
+        for r, j in enumerate(batch):
+            ti, w = jobs[j]
+            n = w.end - w.start
+            ids[r, 0] = cls
+            ids[r, 1 : n + 1] = encoded[ti].ids[w.start : w.end]
+            ids[r, n + 1] = sep
+            mask[r, : n + 2] = 1
+            real += n + 2
+        padded += ids.size
+        s = time.perf_counter()
+        probs = forward(ids, mask)
+        enc_s += time.perf_counter() - s
+        p_o = probs[..., o_id]
+        phi = probs.copy()
+        phi[..., o_id] = -1.0
+        tag = phi.argmax(-1)
+        p_tag = np.take_along_axis(phi, tag[..., None], -1)[..., 0]
+        for r, j in enumerate(batch):
+            ti, w = jobs[j]
+            a, b = w.keep_start - w.start + 1, w.keep_end - w.start + 1
+            out = preds[ti]
+            out.tag[w.keep_start : w.keep_end] = tag[r, a:b]
+            out.p_tag[w.keep_start : w.keep_end] = p_tag[r, a:b]
+            out.p_o[w.keep_start : w.keep_end] = p_o[r, a:b]
+    t3 = time.perf_counter()
+    if timings is not None:
+        timings.tokenize += t1 - t0
+        timings.encoder += enc_s
+        timings.windows += (t3 - t1) - enc_s  # planning, packing and reading back
+        timings.tokens += real
+        timings.padded += padded
+    return encoded, preds
+
+
+def decode_predictions(
+    texts: Sequence[str],
+    encoded: Sequence[EncodedText],
+    preds: Sequence[TokenPreds],
+    id2label: dict[int, str],
+    config: InferenceConfig = InferenceConfig(),
+) -> list[list[Span]]:
+    """Word tags from each word's first subword, then spans (``decode_words``)."""
+    out: list[list[Span]] = []
+    for text, enc, pr in zip(texts, encoded, preds, strict=True):
+        tags = ["O"] * len(enc.words)
+        scores = [1.0] * len(enc.words)
+        if enc.ids:
+            first = np.flatnonzero(np.asarray(enc.first, dtype=bool))
+            word_of = np.asarray(enc.word_of, dtype=np.int64)[first]
+            p_tag, p_o, tag = pr.p_tag[first], pr.p_o[first], pr.tag[first]
+            if config.min_phi_prob is None:
+                phi = p_tag > p_o  # the argmax, O winning ties as before
+                best = np.where(phi, p_tag, p_o)
+            else:
+                phi = (1.0 - p_o) >= config.min_phi_prob
+                best = np.where(phi, p_tag, p_o)
+            if config.min_score > 0:
+                phi &= best >= config.min_score
+            rows = zip(word_of.tolist(), phi.tolist(), tag.tolist(), best.tolist(), strict=True)
+            for w, is_phi, t, p in rows:
+                scores[w] = p
+                if is_phi:
+                    tags[w] = id2label.get(t, "O")
+        out.append(decode_words(enc.words, tags, scores, text=text))
+    return out
+
+
+def torch_forward(model: Any, device: str = "cpu", dtype: Any = None) -> Forward:
+    """``model`` (eval mode, on ``device``) as a ``Forward``; autocast to ``dtype`` on a GPU, the
+    host arrays pinned so the copy overlaps."""
+    import torch
+
+    cuda = device.startswith("cuda")
+
+    def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
+        if cuda:
+            ids_t = ids_t.pin_memory().to(device, non_blocking=True)
+            mask_t = mask_t.pin_memory().to(device, non_blocking=True)
+        with torch.inference_mode():
+            if dtype is not None and cuda:
+                with torch.autocast(device_type="cuda", dtype=dtype):
+                    logits = model(input_ids=ids_t, attention_mask=mask_t).logits
+            else:
+                logits = model(input_ids=ids_t, attention_mask=mask_t).logits
+            return np.asarray(torch.softmax(logits.float(), dim=-1).cpu().numpy())
+
+    return forward
+
+
+def _o_id(id2label: dict[int, str]) -> int:
+    return next((i for i, t in id2label.items() if t == "O"), 0)
+
+
 def predict_spans(
     model: Any,
     tokenizer: Any,
@@ -42,74 +229,18 @@ def predict_spans(
     device: str = "cpu",
     dtype: Any = None,
 ) -> list[list[Span]]:
-    """Tag ``texts`` with ``model``; the model must be in eval mode on ``device``."""
-    import torch
-
+    """Tag ``texts`` with a torch ``model``; the model must be in eval mode on ``device``."""
     id2label: dict[int, str] = {int(k): v for k, v in model.config.id2label.items()}
-    cls, sep, pad = special_ids(tokenizer)
-    encoded: list[EncodedText] = [encode_text(tokenizer, t) for t in texts]
-    jobs: list[tuple[int, Window]] = []
-    for ti, enc in enumerate(encoded):
-        for w in token_windows(len(enc.ids), config.max_len, config.overlap):
-            jobs.append((ti, w))
-    # per text, per token: (tag id, probability)
-    tok_pred: list[list[tuple[int, float]]] = [[(0, 1.0)] * len(e.ids) for e in encoded]
-    order = sorted(range(len(jobs)), key=lambda j: jobs[j][1].end - jobs[j][1].start)
-    batches: list[list[int]] = []
-    cur: list[int] = []
-    for j in order:
-        length = jobs[j][1].end - jobs[j][1].start + 2
-        if cur and length * (len(cur) + 1) > config.token_budget:
-            batches.append(cur)
-            cur = []
-        cur.append(j)
-    if cur:
-        batches.append(cur)
-    with torch.inference_mode():
-        for batch in batches:
-            maxlen = max(jobs[j][1].end - jobs[j][1].start for j in batch) + 2
-            ids = torch.full((len(batch), maxlen), pad, dtype=torch.long)
-            mask = torch.zeros((len(batch), maxlen), dtype=torch.long)
-            for r, j in enumerate(batch):
-                ti, w = jobs[j]
-                row = [cls, *encoded[ti].ids[w.start : w.end], sep]
-                ids[r, : len(row)] = torch.tensor(row)
-                mask[r, : len(row)] = 1
-            ids_d, mask_d = ids.to(device), mask.to(device)
-            if dtype is not None and device != "cpu":
-                with torch.autocast(device_type=device.split(":")[0], dtype=dtype):
-                    logits = model(input_ids=ids_d, attention_mask=mask_d).logits
-            else:
-                logits = model(input_ids=ids_d, attention_mask=mask_d).logits
-            top_p, top_i = torch.softmax(logits.float(), dim=-1).max(dim=-1)
-            best_p: list[list[float]] = top_p.cpu().tolist()
-            best_i: list[list[int]] = top_i.cpu().tolist()
-            for r, j in enumerate(batch):
-                ti, w = jobs[j]
-                preds = tok_pred[ti]
-                for k in range(w.keep_start, w.keep_end):
-                    col = k - w.start + 1
-                    preds[k] = (best_i[r][col], best_p[r][col])
-    out: list[list[Span]] = []
-    for text, enc, preds in zip(texts, encoded, tok_pred, strict=True):
-        tags = ["O"] * len(enc.words)
-        scores = [1.0] * len(enc.words)
-        for k, (tag_id, p) in enumerate(preds):
-            if enc.first[k]:
-                tag = id2label.get(tag_id, "O")
-                if p < config.min_score:
-                    tag = "O"
-                tags[enc.word_of[k]] = tag
-                scores[enc.word_of[k]] = p
-        out.append(decode_words(enc.words, tags, scores, text=text))
-    return out
+    encoded, preds = token_predictions(torch_forward(model, device, dtype), tokenizer, texts, config,
+                                       _o_id(id2label))
+    return decode_predictions(texts, encoded, preds, id2label, config)
 
 
 class NerDetector:
-    """The transformer model as a ``deid.detect.Detector``.
+    """The transformer model as a ``deid.protocols.Detector``, on torch or ONNX Runtime.
 
-    One lock serializes calls: torch already uses every core it is given for one batch, and
-    the tokenizer is not safe to share between threads.
+    One lock serializes calls: the backend already uses every core it is given for one batch,
+    and the tokenizer is not safe to share between threads.
     """
 
     def __init__(
@@ -123,16 +254,34 @@ class NerDetector:
         device: str | None = None,
         quantize_int8: bool = False,
         dtype: str = "auto",
+        forward: Forward | None = None,
+        id2label: dict[int, str] | None = None,
+        backend: str = "torch",
     ) -> None:
+        self._tokenizer = tokenizer
+        self._config = config or InferenceConfig()
+        self._name = name
+        self._version = version
+        self._lock = threading.Lock()
+        self.backend = backend
+        self.timings = Timings()
+        if forward is not None:  # a ready backend (ONNX Runtime): no torch model at all
+            if id2label is None:
+                raise ValueError("a forward function needs its id2label")
+            self._model = model
+            self._device = "cpu"
+            self._forward = forward
+            self._id2label = id2label
+            return
         import torch
 
         self._device = _pick_device(device)
-        self._dtype: Any = None
+        torch_dtype: Any = None
         if self._device.startswith("cuda") and dtype != "float32":
             if dtype == "auto":
-                self._dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+                torch_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
             else:
-                self._dtype = getattr(torch, dtype)
+                torch_dtype = getattr(torch, dtype)
         model = model.to(self._device).eval()
         if quantize_int8 and self._device == "cpu":
             import warnings
@@ -143,11 +292,8 @@ class NerDetector:
                 warnings.simplefilter("ignore")
                 model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         self._model = model
-        self._tokenizer = tokenizer
-        self._config = config or InferenceConfig()
-        self._name = name
-        self._version = version
-        self._lock = threading.Lock()
+        self._id2label = {int(k): v for k, v in model.config.id2label.items()}
+        self._forward = torch_forward(model, self._device, torch_dtype)
 
     @classmethod
     def from_path(cls, path: Path | str, **kwargs: Any) -> NerDetector:
@@ -172,10 +318,38 @@ class NerDetector:
     def device(self) -> str:
         return self._device
 
+    @property
+    def config(self) -> InferenceConfig:
+        return self._config
+
+    def with_config(self, config: InferenceConfig) -> NerDetector:
+        """The same loaded model under other inference options (threshold, windows)."""
+        clone = object.__new__(NerDetector)
+        for attr in ("_tokenizer", "_name", "_version", "backend", "_model", "_device", "_forward",
+                     "_id2label"):
+            setattr(clone, attr, getattr(self, attr))
+        clone._config = config
+        clone._lock = self._lock
+        clone.timings = self.timings
+        return clone
+
+    def token_predictions(self, texts: Sequence[str]) -> tuple[list[EncodedText], list[TokenPreds]]:
+        """The model's per-subword reading (for sweeping thresholds without re-running it)."""
+        with self._lock:
+            return token_predictions(self._forward, self._tokenizer, texts, self._config,
+                                     _o_id(self._id2label), self.timings)
+
+    def decode(self, texts: Sequence[str], encoded: Sequence[EncodedText], preds: Sequence[TokenPreds],
+               config: InferenceConfig | None = None) -> list[list[Span]]:
+        return decode_predictions(texts, encoded, preds, self._id2label, config or self._config)
+
     def detect(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]:
         if len(texts) != len(languages):
             raise ValueError("texts and languages differ in length")
         if not texts:
             return []
-        with self._lock:
-            return predict_spans(self._model, self._tokenizer, texts, self._config, self._device, self._dtype)
+        encoded, preds = self.token_predictions(texts)
+        started = time.perf_counter()
+        out = self.decode(texts, encoded, preds)
+        self.timings.decode += time.perf_counter() - started
+        return out

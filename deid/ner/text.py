@@ -8,6 +8,7 @@ entity breaks only at a new B- or an O, with the majority label of its words.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -152,3 +153,41 @@ def make_windows(n_tokens: int, size: int, overlap: int) -> list[Window]:
             prev = windows[-2]
             windows[-2] = Window(prev.start, prev.end, prev.keep_start, keep_s)
     return windows
+
+
+def make_aligned_windows(n_tokens: int, size: int, overlap: int,
+                         unit_starts: Sequence[int] = ()) -> list[Window]:
+    """Windows of at most ``size`` tokens, cut where a line or sentence starts when one is near.
+
+    A window ends at the last unit start in its last eighth, and the next one starts ``overlap``
+    tokens earlier, or at a unit start up to a quarter overlap before that, so no window's edge cuts
+    a sentence when it can help it; each token is read from the window where it sits farther from
+    the edge (the overlap is cut in its middle, leaving at least ``overlap / 2`` tokens of context
+    on each side). As in ``make_windows``, the last window is a full one when the note allows.
+    """
+    if size <= 0 or not 0 <= overlap < size:
+        raise ValueError("need size > 0 and 0 <= overlap < size")
+    if n_tokens <= size:
+        return [Window(0, n_tokens, 0, n_tokens)]
+    starts = sorted(set(unit_starts))
+    out: list[Window] = []
+    s, keep_s = 0, 0
+    while n_tokens - s > size:
+        e = s + size
+        i = bisect.bisect_right(starts, e) - 1
+        if i >= 0 and starts[i] > s + size - size // 8:
+            e = starts[i]
+        lo = e - overlap
+        # the latest unit start at most a quarter overlap earlier: more overlap, never less
+        j = bisect.bisect_right(starts, lo) - 1
+        nxt = starts[j] if j >= 0 and starts[j] >= lo - overlap // 4 else lo
+        nxt = max(nxt, s + 1)  # always move on, whatever the sizes
+        if n_tokens - nxt <= size:
+            # the last window is stretched back to a full one: the end of a note (signatures,
+            # addresses) reads better with more context, and it costs one window's overlap only
+            nxt = max(n_tokens - size, s + 1)
+        cut = max((nxt + e) // 2, keep_s)
+        out.append(Window(s, e, keep_s, cut))
+        s, keep_s = nxt, cut
+    out.append(Window(s, n_tokens, keep_s, n_tokens))
+    return out

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from deid.cli import main
+from deid.cli._detector import NO_NAMES_WARNING
 from deid.cli.redact import build_detector
 
 NOTE = "Patient vu le 12/02/2020, tél 01 23 45 67 89, IPP : 8012939402.\nHomme de 40 ans.\n"
@@ -27,7 +28,7 @@ def test_redact_prints_the_note_with_category_placeholders(tmp_path: Path,
     note = tmp_path / "note.txt"
     note.write_text(NOTE, encoding="utf-8")
     code, out, err = run(capsys, "redact", "--rules-only", str(note))
-    assert code == 0 and err == ""
+    assert code == 0 and err == NO_NAMES_WARNING + "\n"
     assert out == "Patient vu le [DATE], tél [TEL], IPP : [QID].\nHomme de [AGE].\n"
 
 
@@ -78,12 +79,17 @@ def test_a_file_that_is_not_utf8_is_a_one_line_error(tmp_path: Path,
     assert "Orl" not in err  # never echo the note's content
 
 
-@pytest.mark.parametrize("name", ["missing.txt", "."])
-def test_an_unreadable_path_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                name: str) -> None:
-    code, out, err = run(capsys, "redact", str(tmp_path / name))
+def test_an_unreadable_path_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "redact", str(tmp_path / "missing.txt"))
     assert code == 2 and out == ""
     assert err.startswith("deid redact: error: cannot read") and err.count("\n") == 1
+
+
+def test_a_directory_without_an_output_directory_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "redact", "--rules-only", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.startswith("deid redact: error: several notes") and err.count("\n") == 1
 
 
 def test_an_unknown_language_is_rejected_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,7 +99,8 @@ def test_an_unknown_language_is_rejected_by_the_parser(capsys: pytest.CaptureFix
 
 
 def test_rules_only_builds_the_rules_alone() -> None:
-    args = argparse.Namespace(rules_only=True, model=None, lang="fr", json=False)
+    args = argparse.Namespace(rules_only=True, model=None, lang="fr", json=False, backend=None,
+                              min_phi_prob=None)
     assert build_detector(args).model_name == "rules"
 
 
@@ -131,3 +138,131 @@ def test_a_bad_document_date_is_rejected_by_the_parser(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit) as exc:
         main(["redact", "--date", "2020-13-01", "-"])
     assert exc.value.code == 2
+
+
+# --- several notes in one process (issue 18) -------------------------------------------------
+
+SPANISH = "Paciente de 40 años, NHC: 7834563.\n"
+FRENCH = "Patient vu le 12/02/2020, tél 01 23 45 67 89, IPP : 8012939402.\n"
+
+
+def test_no_model_is_an_alias_of_rules_only_and_warns_loudly(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text(FRENCH, encoding="utf-8")
+    code, out, err = run(capsys, "redact", "--no-model", str(note))
+    assert code == 0 and "[DATE]" in out
+    assert err.count("\n") == 1 and "NOT detected" in err and err.startswith("WARNING")
+
+
+def test_a_directory_is_redacted_into_the_output_directory_with_a_summary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.txt").write_text(FRENCH, encoding="utf-8")
+    (src / "sub" / "b.txt").write_text("Revu le 13/02/2020, IPP : 8012939403.\n", encoding="utf-8")
+    (src / "skip.csv").write_text("12/02/2020", encoding="utf-8")
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "redact", "--rules-only", "--out-dir", str(out_dir), str(src))
+    assert code == 0 and out == ""
+    expected = "Patient vu le [DATE], tél [TEL], IPP : [QID].\n"
+    assert (out_dir / "a.txt").read_text(encoding="utf-8") == expected
+    assert (out_dir / "sub" / "b.txt").read_text(encoding="utf-8") == "Revu le [DATE], IPP : [QID].\n"
+    assert not (out_dir / "skip.csv").exists()
+    summary = err.splitlines()[-1]
+    assert summary.startswith("deid redact: 2 notes") and "0 skipped" in summary
+
+
+def test_several_files_with_json_print_one_object_per_line(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(FRENCH, encoding="utf-8")
+    b.write_text(SPANISH, encoding="utf-8")
+    code, out, _ = run(capsys, "redact", "--rules-only", "--json", "--lang", "es", str(a), str(b))
+    assert code == 0
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["id"] for d in docs] == [str(a), str(b)]
+    assert docs[1]["text"] == "Paciente de [AGE], NHC: [QID].\n"
+    assert all(d["spans"] and d["output_spans"] for d in docs)
+
+
+def test_a_jsonl_stream_is_read_in_one_process_and_bad_lines_are_skipped_unechoed(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [
+        json.dumps({"id": "n1", "text": SPANISH, "lang": "es"}),
+        "{not json Dupont",
+        json.dumps({"id": 2, "text": FRENCH}),
+        json.dumps({"id": 3, "body": "no text"}),
+    ]
+    fake = io.TextIOWrapper(io.BytesIO(("\n".join(lines) + "\n").encode()), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", fake)
+    code, out, err = run(capsys, "redact", "--rules-only", "--jsonl", "-")
+    assert code == 1  # some lines were skipped
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["id"] for d in docs] == ["n1", 2]
+    assert docs[0]["text"] == "Paciente de [AGE], NHC: [QID].\n" and docs[0]["language"] == "es"
+    assert "standard input:2: skipped (invalid JSON)" in err and "standard input:4: skipped" in err
+    assert "Dupont" not in err
+    assert "deid redact: 2 notes" in err
+
+
+def test_strategy_choices_are_the_librarys_modes_and_profile_is_an_alias(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import deid.substitute as substitute
+    from deid.cli import build_parser
+
+    modes = substitute.MODES
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    redact_parser = sub.choices["redact"]  # type: ignore[attr-defined]
+    action = next(a for a in redact_parser._actions if a.dest == "strategy")
+    assert list(action.choices) == list(modes) and "--profile" in action.option_strings
+    note = tmp_path / "note.txt"
+    note.write_text(FRENCH, encoding="utf-8")
+    _, by_profile, _ = run(capsys, "redact", "--rules-only", "--profile", "placeholder", str(note))
+    _, by_strategy, _ = run(capsys, "redact", "--rules-only", "--strategy", "placeholder", str(note))
+    assert by_profile == by_strategy
+    with pytest.raises(SystemExit):
+        main(["redact", "--profile", "no-such-mode", str(note)])
+
+
+def test_progress_bar_goes_to_stderr_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text(FRENCH * 50, encoding="utf-8")
+    code, out, err = run(capsys, "redact", "--rules-only", "--progress", str(note))
+    assert code == 0 and out.count("[DATE]") == 50
+    assert "B/s" in err and "100%" in err
+
+
+def test_a_long_note_is_redacted_in_pieces_with_the_same_result(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # 60 kB: three pieces of at most 20,000 characters, cut at line ends
+    text = "".join(f"Consultation {i} le 12/02/2020, tél 01 23 45 67 89, IPP : 80129394{i % 100:02d}.\n"
+                   for i in range(800))
+    note = tmp_path / "long.txt"
+    note.write_text(text, encoding="utf-8")
+    code, out, _ = run(capsys, "redact", "--rules-only", "--json", str(note))
+    assert code == 0
+    doc = json.loads(out)
+    assert len(doc["spans"]) == 3 * 800
+    assert all(text[s["start"]:s["end"]] in ("12/02/2020", "01 23 45 67 89") or s["label"] == "ID_PATIENT"
+               for s in doc["spans"])
+    assert "80129394" not in doc["text"] and "12/02/2020" not in doc["text"]
+
+
+def test_scramble_takes_a_directory_and_a_jsonl_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("Jean Dupont habite à Lyon.\n", encoding="utf-8")
+    (src / "b.txt").write_text("Tél 0123456789.\n", encoding="utf-8")
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "scramble", "--seed", "1", "--out-dir", str(out_dir), str(src))
+    assert code == 0 and out == ""
+    assert sorted(p.name for p in out_dir.iterdir()) == ["a.txt", "b.txt"]
+    assert "0123456789" not in (out_dir / "b.txt").read_text(encoding="utf-8")
+    assert err.splitlines()[-1].startswith("deid scramble: 2 notes")
+    fake = io.TextIOWrapper(io.BytesIO(b'{"id": 7, "text": "Jean Dupont"}\n'), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", fake)
+    code, out, _ = run(capsys, "scramble", "--seed", "1", "--jsonl", "-")
+    (doc,) = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and doc["id"] == 7 and doc["text"] != "Jean Dupont"

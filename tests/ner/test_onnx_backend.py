@@ -1,0 +1,91 @@
+"""The ONNX Runtime path agrees with the torch path on sample notes (issue 18).
+
+The first run builds the shipped model's ONNX files into the cache (``deid.ner.onnx_backend``,
+about a minute on 2 cores); later runs and the CLI reuse them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from deid.ner import DEFAULT_MODEL_DIR
+
+pytestmark = [
+    pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "model.safetensors").is_file(), reason="no shipped model"),
+    pytest.mark.timeout(900),
+]
+onnxruntime = pytest.importorskip("onnxruntime")
+
+SAMPLES = [
+    ("fr", "Compte-rendu d'hospitalisation. Mme Martine Lefebvre, née le 12/03/1951, a été hospitalisée du "
+     "02/02/2024 au 09/02/2024 pour une pneumopathie. Elle vit avec son époux Gérard Lefebvre. Rendez-vous "
+     "avec le Dr Antoine Mercier le 15 mars 2024."),
+    ("es", "Paciente: Rosa Martínez Gómez, de 67 años, ingresó el 3 de mayo de 2019 en el servicio de "
+     "cardiología. Médico responsable: Dr. Javier Ruiz Ortega. Alta el 10/05/2019."),
+    ("en", "Discharge summary. Patient: John Miller, born 04/11/1948, was admitted on 02/01/2023 with chest "
+     "pain. Seen by Dr. Sarah Thompson. Follow-up on March 3, 2023."),
+    ("fr", "\n".join(
+        f"Le {d}/03/2024, Mme Claire Dubois (IPP 80129394{d:02d}) est revue par le Dr Paul Girard au CHU de "
+        "Nantes. Elle habite 12 rue des Lilas, 44000 Nantes. Tél : 06 12 34 56 78. Pas de fièvre."
+        for d in range(1, 15))),
+]
+
+
+@pytest.fixture(scope="module")
+def backends() -> dict[str, Any]:
+    import torch
+
+    from deid.ner import load_detector, load_onnx_detector
+    from deid.ner.model import load_token_classifier
+    from deid.ner.onnx_backend import ensure_onnx
+
+    torch.set_num_threads(2)
+    model, _ = load_token_classifier(DEFAULT_MODEL_DIR)
+    ensure_onnx(DEFAULT_MODEL_DIR, int8=True, model=model)  # builds fp32 and int8 once
+    return {
+        "torch": load_detector(DEFAULT_MODEL_DIR, device="cpu"),
+        "onnx": load_onnx_detector(DEFAULT_MODEL_DIR, int8=False, threads=2),
+        "onnx-int8": load_onnx_detector(DEFAULT_MODEL_DIR, int8=True, threads=2),
+    }
+
+
+def _spans(det: Any) -> list[list[tuple[int, int, str]]]:
+    found = det.detect([t for _, t in SAMPLES], [lang for lang, _ in SAMPLES])
+    return [[(s.start, s.end, s.label.value) for s in doc] for doc in found]
+
+
+def test_onnx_fp32_gives_exactly_the_torch_spans(backends: dict[str, Any]) -> None:
+    assert _spans(backends["onnx"]) == _spans(backends["torch"])
+
+
+def test_onnx_int8_finds_the_same_mentions_as_torch(backends: dict[str, Any]) -> None:
+    ref, got = _spans(backends["torch"]), _spans(backends["onnx-int8"])
+    # int8 weights move probabilities by a few hundredths: a boundary or a label may change where
+    # the model hesitates (MEDDOCAN dev F1 in docs/BENCHMARKS.md), but no mention is lost
+    for (_, text), r, g in zip(SAMPLES, ref, got, strict=True):
+        assert len(set(r) & set(g)) >= 0.8 * len(r)
+        torch_chars = {c for a, b, _ in r for c in range(a, b) if not text[c].isspace()}
+        int8_chars = {c for a, b, _ in g for c in range(a, b)}
+        assert len(torch_chars & int8_chars) >= 0.98 * len(torch_chars)
+    assert ref[:3] == got[:3]  # the short notes: exactly the same spans
+
+
+def test_the_onnx_detector_names_its_backend_and_keeps_the_model_version(backends: dict[str, Any]) -> None:
+    assert backends["onnx-int8"].backend == "onnx-int8"
+    assert backends["onnx-int8"].model_version == backends["torch"].model_version
+
+
+def test_settings_pick_onnx_on_cpu_and_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    from deid.ner import resolve_backend
+
+    assert resolve_backend("auto", "cpu") == "onnx"
+    assert resolve_backend("auto", "cuda") == "torch"
+    assert resolve_backend("torch", "cpu") == "torch"
+    from deid.settings import Settings
+
+    monkeypatch.setenv("DEID_MODEL__BACKEND", "onnx")
+    monkeypatch.setenv("DEID_MODEL__MIN_PHI_PROB", "0.3")
+    model = Settings().model
+    assert model.backend == "onnx" and model.min_phi_prob == 0.3
