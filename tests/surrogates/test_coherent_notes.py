@@ -384,3 +384,59 @@ def test_hospitals_keep_their_kind_and_french_articles_agree(seed: int) -> None:
     assert m["cl"] != "Pasteur" and m["st"] != "Louis"
     assert m["t1"] == m["t2"] and m["t1"][0].casefold() in "aeiouyhéèêîô"  # "d'X" and "à X" both fit
     assert "Auxerre" not in out and "Mans" not in out
+
+
+def test_redact_with_a_store_file_keeps_identities_and_places_across_runs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """What `deid redact --store FILE --patient ID` does: one synchronous run per note, a SQLite
+    store between them, a fresh generator each time."""
+    from deid.store.local import LocalFileStore
+    from deid.substitution import deidentify_text
+
+    db = tmp_path / "memo.sqlite"
+    t1, s1 = build(
+        [
+            "Paciente ",
+            ("Lucía Martínez García", L.PATIENT),
+            ", ",
+            ("28013", L.POSTCODE),
+            " ",
+            ("Madrid", L.CITY),
+            ".",
+        ]
+    )
+    t2, s2 = build(
+        [
+            "Control de la ",
+            ("Sra. Martínez", L.PATIENT),
+            " (",
+            ("MARTÍNEZ GARCÍA, Lucía", L.PATIENT),
+            "), vive en ",
+            ("Madrid", L.CITY),
+            ".",
+        ]
+    )
+    a = deidentify_text(
+        t1,
+        s1,
+        "es",
+        date(2021, 3, 5),
+        rng=random.Random(1),
+        store=LocalFileStore(db),
+        patient_id="P1",
+        event_id="n1",
+    ).text
+    b = deidentify_text(
+        t2,
+        s2,
+        "es",
+        date(2021, 4, 5),
+        rng=random.Random(2),
+        store=LocalFileStore(db),
+        patient_id="P1",
+        event_id="n2",
+    ).text
+    m = re.fullmatch(r"Paciente (\S+) (\S+) (\S+), (\d{5}) (.+)\.", a)
+    assert m, a
+    g, s_1, s_2, pc, town = m.groups()
+    assert b == f"Control de la Sra. {s_1} ({s_1.upper()} {s_2.upper()}, {g}), vive en {town}."
+    assert [t for t in gz.gazetteer("ES").towns if t.name == town and t.admin2_code == pc[:2]]
