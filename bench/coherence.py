@@ -148,8 +148,8 @@ async def run_mode(mode: str, families: list[tuple[Family, list[SynthNote]]], se
                 f.impossible_place_sets += 1
             towns.add(place.get("town", ""))
         f.split_places += len(towns) > 1
+        f.persons += len({m.ref for n in notes for m in n.mentions if m.kind == "person"})
         for slots in values.values():
-            f.persons += 1
             split = any(len(slots[s]) > 1 for s in ("G", "S1", "S2"))
             if slots.get("I") and slots.get("G") and {g[:1] for g in slots["G"]} != slots["I"]:
                 split = True
