@@ -139,9 +139,13 @@ def placeholder(span: Span) -> str:
 
 
 def redact(text: str, spans: list[Span]) -> tuple[str, list[PlacedSpan]]:
+    """Placeholders for every span but the quasi-identifiers kept by default (the patient's sex),
+    as the substitution engine's placeholder profile does."""
+    from deid.labels import KEPT_BY_DEFAULT
     from deid.render import Replacement, render
 
-    return render(text, [Replacement(s.start, s.end, s.label, placeholder(s), "placeholder") for s in spans])
+    return render(text, [Replacement(s.start, s.end, s.label, placeholder(s), "placeholder")
+                         for s in spans if s.label not in KEPT_BY_DEFAULT])
 
 
 def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: str | None = None,

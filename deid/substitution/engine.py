@@ -39,7 +39,7 @@ from deid.surrogates.registry import resolve_strategy
 
 # The order operators draw in: places before persons (a street's town is known when an address
 # is drawn), persons before the rest (an e-mail reuses its owner's surrogate name).
-DRAW_ORDER = ("temporal", "places", "persons", "formats", "neighbour", "placeholder")
+DRAW_ORDER = ("temporal", "places", "persons", "formats", "neighbour", "keep", "placeholder")
 
 
 class Substituter:

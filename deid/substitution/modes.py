@@ -18,7 +18,7 @@ from datetime import date
 
 from deid.events import DeidNote, ModelInfo, RawNote
 from deid.keys import KeyHasher
-from deid.labels import Category
+from deid.labels import KEPT_BY_DEFAULT, Category
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore
@@ -29,16 +29,22 @@ MODES: dict[str, dict[str, str]] = {
     "dp": {},
     "random": {"DATE": "shift", "AGE": "shift", "CITY": "random"},
     "safe-harbor": {"DATE": "safe-harbor", "AGE": "safe-harbor", "CITY": "random"},
-    "placeholder": {c.value: "placeholder" for c in Category},
+    # the patient's sex is a quasi-identifier kept by default in every profile (issue 17);
+    # ``DEID_STRATEGIES='{"SEX": "placeholder"}'`` replaces it
+    "placeholder": {**{c.value: "placeholder" for c in Category},
+                    **{lab.value: "keep" for lab in KEPT_BY_DEFAULT}},
 }
 
 
 def mode_settings(base: Settings, mode: str) -> Settings:
     """``base`` with the strategies of ``mode``; the settings' own per-label choices win, except
-    under ``placeholder``, which means placeholders everywhere."""
+    under ``placeholder``, where they may only ask for more placeholders."""
     if mode not in MODES:
         raise ValueError(f"unknown strategy {mode!r}; choose one of {sorted(MODES)}")
-    merged = MODES[mode] if mode == "placeholder" else {**MODES[mode], **base.strategies}
+    own = base.strategies
+    if mode == "placeholder":
+        own = {k: v for k, v in own.items() if v == "placeholder"}
+    merged = {**MODES[mode], **own}
     return base.model_copy(update={"strategies": merged})
 
 

@@ -71,6 +71,8 @@ def family_of(category: Category, strategy: str) -> str:
     """Which registered operator runs ``strategy`` for a mention of ``category``."""
     if strategy == "placeholder":
         return "placeholder"
+    if strategy == "keep":
+        return "keep"
     if strategy == "neighbour":
         return "neighbour"
     if category in (Category.DATE, Category.AGE):

@@ -33,6 +33,26 @@ class PlaceholderOperator(Operator):
         return placeholder(item.label), "placeholder"
 
 
+@register("keep")
+class KeepOperator(Operator):
+    """A quasi-identifier a policy keeps in clear (the patient's sex, by default): the text as
+    written, listed in the event's ``kept_labels`` so that no consumer takes it for a surrogate."""
+
+    name = "keep"
+    handles = frozenset({"keep"})
+
+    def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        return None
+
+    def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
+             eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
+        return []
+
+    def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
+        ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
+        return item.text, "kept"
+
+
 class _Memoized(Operator):
     """One random surrogate per (patient, category, normalized value), drawn once and memoized."""
 

@@ -7,11 +7,11 @@ then the default of the category, where DATE follows ``privacy.date_strategy`` a
 
 from __future__ import annotations
 
-from deid.labels import Category, Label
+from deid.labels import KEPT_BY_DEFAULT, Category, Label
 from deid.settings import Settings
 
-STRATEGIES = ("placeholder", "random", "dp-laplace", "interval", "shift", "safe-harbor", "exponential", "geo",
-              "neighbour")
+STRATEGIES = ("keep", "placeholder", "random", "dp-laplace", "interval", "shift", "safe-harbor",
+              "exponential", "geo", "neighbour")
 
 _DATE = {"dp": "dp-laplace", "interval": "interval", "shift": "shift", "placeholder": "placeholder"}
 
@@ -34,12 +34,17 @@ ALLOWED: dict[Category, frozenset[str]] = {
 }
 # embedding-neighbour pseudonymisation (deid.neighbours) is word-level: any non-temporal category
 _OTHERS = frozenset({"placeholder", "random", "neighbour"})
+# "keep" leaves a quasi-identifier in clear and says so in the event (kept_labels): only for the
+# labels a policy may keep (the patient's sex), never for a direct identifier
+_KEEPABLE = KEPT_BY_DEFAULT
 
 
 def resolve_strategy(label: Label, settings: Settings) -> str:
     chosen = settings.strategies.get(label.value) or settings.strategies.get(label.category.value)
     if chosen is None:
-        if label.category is Category.DATE:
+        if label in KEPT_BY_DEFAULT:
+            chosen = "keep"
+        elif label.category is Category.DATE:
             chosen = _DATE[settings.privacy.date_strategy]
         elif label is Label.CITY:
             chosen = settings.privacy.place_strategy
@@ -47,7 +52,7 @@ def resolve_strategy(label: Label, settings: Settings) -> str:
             chosen = DEFAULTS[label.category]
     if chosen == "dp":
         chosen = "dp-laplace"
-    allowed = ALLOWED.get(label.category, _OTHERS)
+    allowed = ALLOWED.get(label.category, _OTHERS) | ({"keep"} if label in _KEEPABLE else set())
     if chosen not in allowed:
         raise ValueError(f"strategy {chosen!r} is not available for label {label.value}")
     if chosen in ("exponential", "geo") and label is not Label.CITY:

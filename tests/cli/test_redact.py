@@ -43,6 +43,7 @@ def test_redact_json_gives_input_and_output_spans_with_consistent_offsets(
         ("12/02/2020", "DATE", "DATE", "rules.date"),
         ("01 23 45 67 89", "PHONE", "TEL", "rules.phone"),
         ("8012939402", "ID_PATIENT", "QID", "rules.labelled_id"),
+        ("Homme", "SEX", "OTHER", "rules.sex"),  # detected and reported, kept in the text by default
         ("40 ans", "AGE", "AGE", "rules.age"),
     ]
     text = doc["text"]
