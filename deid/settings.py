@@ -129,6 +129,9 @@ class PrivacySettings(BaseModel):
     # each expression's unit); "interval" is kept as a name for configurations of the first build.
     date_strategy: Literal["dp", "interval", "shift", "placeholder"] = "dp"
     place_strategy: Literal["exponential", "geo", "random", "placeholder"] = "exponential"
+    # Ignored since issue 16 (kept so that old configurations still load): the exponential
+    # mechanism's candidate set is the true town's region / state, fixed before the town is seen;
+    # "within a radius, the k nearest" depended on the true place and voided the bound.
     place_radius_km: float = 100.0
     place_k: int = 10
     # Optional per-category weights of the split (e.g. {"DATE": 2, "LOC": 1}); uniform when empty.
