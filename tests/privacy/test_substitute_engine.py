@@ -288,3 +288,21 @@ def test_no_surrogate_brings_back_another_name_of_the_note():
         out = deidentify_text(text, spans, strategy="random", rng=random.Random(seed)).text
         found = {names.fold(w) for w in re.findall(r"[\w-]+", out) for w in (w, *w.split("-"))}
         assert not found & real, (seed, out)
+
+
+def test_the_patients_sex_is_kept_and_said_kept_unless_a_strategy_replaces_it():
+    t = "Homme de 40 ans, vu le 3 mars 2021."
+    s = spans_of(t, [("Homme", Label.SEX), ("40 ans", Label.AGE), ("3 mars 2021", Label.DATE)])
+    for mode in ("dp", "random", "safe-harbor", "placeholder"):
+        out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy=mode, rng=random.Random(3))
+        assert out.text.startswith("Homme de ") and "SEX" in out.kept_labels, (mode, out.text)
+    replaced = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="placeholder",
+                               settings=Settings(strategies={"SEX": "placeholder"}))
+    assert replaced.text == "[OTHER] de [AGE], vu le [DATE]." and replaced.kept_labels == []
+
+
+def test_random_mode_keeps_ages_under_90_and_says_so_and_aggregates_older_ones():
+    t = "Patiente de 67 ans, sa mère de 92 ans."
+    s = spans_of(t, [("67 ans", Label.AGE), ("92 ans", Label.AGE)])
+    out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="random", rng=random.Random(1))
+    assert out.text == "Patiente de 67 ans, sa mère de 90+ ans." and out.kept_labels == ["AGE"]
