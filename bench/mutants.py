@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,6 +78,10 @@ MUTANTS = [
            "local granted = cost == 0 or total + cost <= cap",
            "local granted = replay or total + cost <= cap",
            "a replay is granted past the cap (Redis script, run by fakeredis)"),
+    Mutant("replay-charged-nothing-local", "deid/store/local.py",
+           "granted = cost == 0 or total + cost <= cap_micro",
+           "granted = replay or total + cost <= cap_micro",
+           "a replay is granted past the cap (local SQLite store)"),
     Mutant("birth-date-day-scale", "deid/substitution/temporal.py",
            'it.unit = "year" if it.label is Label.BIRTH_DATE else t.unit', "it.unit = t.unit",
            "a birth date noised in days, not years"),
@@ -122,6 +127,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per test run")
     args = ap.parse_args()
     mutants = [m for m in MUTANTS if args.only is None or m.name in args.only]
+    t_start = time.perf_counter()
     rows: list[tuple[Mutant, str, str, float]] = []
     with tempfile.TemporaryDirectory(prefix="deid-mutants-") as tmp:
         copy = Path(tmp)
@@ -160,7 +166,13 @@ def main() -> int:
     survived = sum(r[1] == "survived" for r in rows)
     skipped = sum(r[1] == "skipped" for r in rows)
     rate = killed / (killed + survived) if killed + survived else 0.0
+    only = " --only " + " ".join(args.only) if args.only else ""
     lines = [
+        "# Mutation check of the privacy mechanisms (issue 15)",
+        "",
+        f"Date: {datetime.now(UTC):%Y-%m-%d}. Command: `.venv/bin/python bench/mutants.py{only}`; "
+        f"{time.perf_counter() - t_start:.0f} s wall.",
+        "",
         f"Mutants: {len(rows)}; killed {killed}, survived {survived}, skipped {skipped}; "
         f"kill rate {rate:.0%} (killed / (killed + survived)).",
         "",
