@@ -378,3 +378,42 @@ def test_done_when_through_the_command_line(tmp_path: Path, text, lang, order, t
     ok, _ = _done_when_checks(printed, order)
     assert ok, printed
     assert true_birth not in printed
+
+
+# ------------------------------------------------ regressions found by the reader (issue 15)
+
+
+def test_a_patients_later_notes_derive_ages_and_birth_spellings_from_the_one_surrogate_birth_date():
+    """Note 1 gives the birth date in full; note 2 spells it "juin 1968"; note 3 gives only the age.
+    Every age is rendered (no [AGE]: the first build rendered one when the note did not repeat the
+    birth date in the same spelling), the month of note 2 contains note 1's surrogate birth day (one
+    surrogate birth date per patient), and the reader finds no incoherence."""
+    notes = [
+        ("Née le 30/06/1968, 48 ans, vue le 09/06/2017.", [("30/06/1968", Label.BIRTH_DATE),
+                                                          ("48 ans", Label.AGE), ("09/06/2017", Label.DATE)],
+         date(2017, 6, 9)),
+        ("DDN juin 1968, 49 ans, revue le 25/07/2017.",
+         [("juin 1968", Label.BIRTH_DATE), ("49 ans", Label.AGE), ("25/07/2017", Label.DATE)],
+         date(2017, 7, 25)),
+        ("Patiente de 49 ans, revue le 12/11/2017.", [("49 ans", Label.AGE), ("12/11/2017", Label.DATE)],
+         date(2017, 11, 12)),
+    ]
+    series = _hand_series(notes, 30, "birth")
+    for strategy in ("dp", "random"):
+        audits = _run_series(strategy, series, seed=9)
+        total = _total(audits)
+        checked = (*INCOHERENCES, "unreadable")
+        assert {k: total[k] for k in checked} == dict.fromkeys(checked, 0), strategy
+
+
+def test_two_digit_surrogate_years_are_read_back_in_the_right_century():
+    """A birth date written "29/6/31" in a 2015 note, with noise of decades (eps 0.1 per note):
+    a surrogate year that two digits would put in the wrong century ("13" for 1913 reads 2013) is
+    written with four digits, so the age beside it agrees (100 patients)."""
+    text = "Née le 29/6/31, 84 ans, vue le 20/11/15."
+    notes = [(text, [("29/6/31", Label.BIRTH_DATE), ("84 ans", Label.AGE), ("20/11/15", Label.DATE)],
+              date(2015, 11, 20))]
+    audits = _run_series("dp", _hand_series(notes, 100, "yy"), seed=13, eps_per_note=0.1)
+    total = _total(audits)
+    checked = (*INCOHERENCES, "unreadable")
+    assert {k: total[k] for k in checked} == dict.fromkeys(checked, 0)
