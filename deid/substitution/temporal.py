@@ -205,7 +205,13 @@ class TemporalOperator(Operator):
         st = self.state(ctx)
         draft = Timeline(st.timeline.points)  # this note's draws; the shared one learns the committed
         pending: dict[str, Point] = {}
-        points = {it.key: it for it in self._points(ctx, items, memo)}.values()
+        # one point per key; a day mentioned both as the birth date and as a date is noised at the
+        # coarsest unit of its mentions (the birth date's years), not at whichever came last
+        by_key: dict[str, Item] = {}
+        for it in self._points(ctx, items, memo):
+            if it.key not in by_key or _UNIT_RANK[it.unit] > _UNIT_RANK[by_key[it.key].unit]:
+                by_key[it.key] = it
+        points = by_key.values()
         # precise points first, coarse ones (years, birth dates) then fit around them
         for it in sorted(points, key=lambda it: (_UNIT_RANK[it.unit], it.data.day)):
             if it.key in memo or it.key in out:
