@@ -79,7 +79,14 @@ class PersonOperator(Operator):
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         lang = ctx.language
         people = _persons(ctx)
-        parsed = [identity.parse(it.text, lang) for it in items]
+        parsed = [
+            identity.parse(
+                it.text,
+                lang,
+                identity.title_before(ctx.note.text[max(0, it.span.start - 40) : it.span.start], lang),
+            )
+            for it in items
+        ]
         for it, m in zip(items, parsed, strict=True):
             if not m.kept:  # a title or kinship word just before the span
                 before = ctx.note.text[max(0, it.span.start - 40) : it.span.start]

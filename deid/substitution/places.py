@@ -122,6 +122,14 @@ _ORG_WORDS = {
     "unité",
     "mutualiste",
 }
+# A town named right after (or, in English, right before) a hospital's kind words is the
+# hospital's town: "(CHU de [Dijon])", "[Boston] General Hospital".
+_HOSP_BEFORE = re.compile(
+    r"(?i)\b(chu|chru|chr|chi|ch|centre hospitalier(?: universitaire| r[ée]gional)?|h[ôo]pital|"
+    r"hospital(?: universitario| general(?: universitario)?| cl[íi]nico)?|clinique|cl[íi]nica|polyclinique|"
+    r"hospices civils)\s+(?:de\s+|d['’]|du\s+|des\s+|del\s+)?$"
+)
+_HOSP_AFTER = re.compile(r"(?i)^\s+(general hospital|medical center|university hospital|hospital|clinic)\b")
 _SAINT = re.compile(r"^(saint|sainte|st|ste|san|santa|santo|sant)\b[-. ]*", re.I)
 _BIG = ("chu", "chru", "universit", "clinico", "university", "chr ")
 
@@ -146,6 +154,13 @@ class OrgMention:
     joined: bool = False  # a French "de/d'/du" went before the town: rewritten for the surrogate
     middle: str = ""  # the replaced name as written (case template)
     possessive: str = ""  # "'s" after the replaced name
+
+
+def _min_population(kind: str) -> int:
+    """How large a town a hospital of this kind needs: a university hospital a city."""
+    if any(b in kind + " " for b in _BIG):
+        return 100_000
+    return 15_000 if re.search(r"hospital|hospitalier|\bch\b|general", kind) else 5_000
 
 
 def _groups(items: Sequence[Item], text: str) -> list[list[Item]]:
@@ -197,12 +212,16 @@ class PlaceOperator(Operator):
 
     def _plan_group(self, ctx: NoteContext, group: list[Item], region: str, city_strategy: str) -> None:
         text = ctx.note.text
+        if len(group) == 1 and group[0].label is Label.CITY and self._hospital_town(ctx, group[0], region):
+            return
         anchor: tuple[str, int] | None = None
         anchor_item: Item | None = None
         hint = ""  # a state or region named in the group picks among homonyms
         for it in group:
             for r in gz.lookup_order(region):
-                if it.label in (Label.LOCATION, Label.COUNTRY) and gz.gazetteer(r).admin_kind(it.text):
+                if it.label in (Label.LOCATION, Label.COUNTRY, Label.CITY) and gz.gazetteer(r).admin_kind(
+                    it.text
+                ):
                     hint = hint or gz.gazetteer(r).admin1.get(fold(it.text.strip().rstrip(".")), "")
                     break
         for it in sorted(group, key=lambda i: i.label is not Label.CITY):  # a town first, then a postcode
@@ -251,8 +270,8 @@ class PlaceOperator(Operator):
             elif it.label is Label.COUNTRY:
                 role = "country"  # the feed's own country: left as written, and said so
                 ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
-            elif it.label is Label.LOCATION and it is not anchor_item:
-                role = g.admin_kind(it.text) or "town"
+            elif it.label in (Label.LOCATION, Label.CITY) and it is not anchor_item:
+                role = g.admin_kind(it.text) or "town"  # "MA" tagged as a city is still a state
             it.key = key
             it.data = PlaceMention(
                 rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else ""
@@ -264,6 +283,22 @@ class PlaceOperator(Operator):
             anchor_item.strategy = city_strategy
             anchor_item.costed = True
             anchor_item.unit = "feature" if city_strategy == "exponential" else "km"
+
+    def _hospital_town(self, ctx: NoteContext, it: Item, region: str) -> bool:
+        """A town mention that names a hospital ("CHU de [Dijon]") is replaced like the town of a
+        hospital name: by a town large enough for the kind."""
+        text = ctx.note.text
+        m = _HOSP_BEFORE.search(text[max(0, it.span.start - 40) : it.span.start])
+        m2 = _HOSP_AFTER.match(text[it.span.end : it.span.end + 30])
+        if (m is None and m2 is None) or gz.gazetteer(region).find(it.text) is None:
+            return False
+        kind = fold((m.group(0) if m else "") + " " + (m2.group(0) if m2 else ""))
+        minimum = _min_population(kind)
+        it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{region}\x1f{fold(it.text)}\x1f{minimum}")
+        it.data = OrgMention(region, "", "", it.text, minimum)
+        if it.strategy in ("exponential", "geo"):
+            it.strategy = "random"
+        return True
 
     def _plan_org(self, ctx: NoteContext, it: Item, region: str) -> None:
         text = it.text
@@ -293,14 +328,7 @@ class PlaceOperator(Operator):
         if best is not None:
             s, e, town, _ = best
             before = re.sub(r"(?i)\b(de|du|des|del)\s+$|\b[dD]['’]$", "", text[:s])
-            big = any(b in kind + " " for b in _BIG)
-            minimum = (
-                100_000
-                if big
-                else 15_000
-                if re.search(r"hospital|hospitalier|\bch\b|general", kind)
-                else 5_000
-            )
+            minimum = _min_population(kind)
             it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{region}\x1f{fold(town)}\x1f{minimum}")
             it.data = OrgMention(region, before, text[e:], town, minimum, joined=before != text[:s])
             return

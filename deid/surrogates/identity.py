@@ -359,9 +359,14 @@ def _key(tok: str) -> str:
     return fold(tok)
 
 
-def parse(text: str, lang: str) -> Mention:
+def parse(text: str, lang: str, title_before: bool = False) -> Mention:
+    """``title_before``: a title stands just before the mention, outside it ("Mme [Bernard]"): a
+    lone word is then a surname, even one that is also a given name."""
     m = Mention(text)
     toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
+    if toks and all(_is_marker(w, lang) for _, _, w in toks):  # "Mr" alone, "su hija": no name in it
+        m.kept = True
+        return m
     # ---- kept words before the name: titles, kinship words, articles and possessives with them
     n_prefix, has_marker, title_g, kin_g, art_g = 0, False, None, None, None
     art_seen = False
@@ -400,7 +405,7 @@ def parse(text: str, lang: str) -> Mention:
     ):
         title_g = art_g
     m.title_gender, m.kin_gender, m.kept = title_g, kin_g, has_marker
-    has_title = any(
+    has_title = title_before or any(
         _key(w) in _TITLE_GENDER and _TITLE_LANG.get(_key(w), lang) == lang for _, _, w in toks[:n_prefix]
     )
     body = toks[n_prefix:]
@@ -575,3 +580,21 @@ def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]
     if last in KIN:
         return None, KIN[last]
     return None, None
+
+
+def title_before(before: str, lang: str) -> bool:
+    """A title is the last word before a mention ("Mme [Bernard]", "el Dr. [García]")."""
+    words = [w.group() for w in _WORD.finditer(before[-40:])]
+    if not words or not before[-1:].isspace():
+        return False
+    last = _key(words[-1])
+    return (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(
+        last, lang
+    ) == lang
+
+
+def _is_marker(word: str, lang: str) -> bool:
+    f = _key(word)
+    if (f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(f, lang) == lang:
+        return True
+    return (f in KIN and word.islower()) or (f in _DETERMINERS and word.islower())

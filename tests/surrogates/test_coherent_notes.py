@@ -440,3 +440,53 @@ def test_redact_with_a_store_file_keeps_identities_and_places_across_runs(tmp_pa
     g, s_1, s_2, pc, town = m.groups()
     assert b == f"Control de la Sra. {s_1} ({s_1.upper()} {s_2.upper()}, {g}), vive en {town}."
     assert [t for t in gz.gazetteer("ES").towns if t.name == town and t.admin2_code == pc[:2]]
+
+
+def test_spans_the_model_cuts_differently_keep_titles_states_and_hospital_towns() -> None:
+    """Seen with the shipped model: the title outside the span ("Mme [Bernard]"), a title alone as
+    a span ("[Mr]"), a state tagged as a city ("[MA]"), a hospital's town alone ("CHU de [Dijon]")."""
+    from deid.substitution import deidentify_text
+
+    fr_text, fr_spans = build(
+        [
+            "Patiente : Mme ",
+            ("Jeanne BERNARD", L.PATIENT),
+            ". Mme ",
+            ("Bernard", L.PATIENT),
+            " est suivie au CHU de ",
+            ("Dijon", L.CITY),
+            ".",
+        ]
+    )
+    for seed in range(5):
+        out = deidentify_text(fr_text, fr_spans, "fr", date(2021, 3, 5), rng=random.Random(seed)).text
+        m = re.fullmatch(r"Patiente : Mme (\w+) ([A-Z]+)\. Mme (\w+) est suivie au CHU de (.+)\.", out)
+        assert m and m[3] == m[2].title() and female(m[1], "fr"), out
+        town = gz.gazetteer("FR").find(m[4])
+        assert town is not None and gz.gazetteer("FR").towns[town].population >= 100_000
+    en_text, en_spans = build(
+        [
+            "Patient: ",
+            ("Mr", L.PATIENT),
+            ". ",
+            ("John Smith", L.PERSON),
+            ", ",
+            ("Boston", L.CITY),
+            ", ",
+            ("MA", L.CITY),
+            " ",
+            ("02115", L.POSTCODE),
+            ".",
+        ]
+    )
+    for seed in range(5):
+        out = deidentify_text(
+            en_text, en_spans, "en", date(2021, 3, 5), rng=random.Random(seed), locale="en-US"
+        ).text
+        m = re.fullmatch(r"Patient: Mr\. (\w+) (\w+), (.+), ([A-Z]{2}) (\d{5})\.", out)
+        assert m and male(m[1], "en"), out
+        assert [
+            t
+            for t in gz.gazetteer("US").towns
+            if t.name == m[3] and t.admin1_code == m[4] and m[5] in t.postcodes
+        ]
