@@ -24,6 +24,7 @@ A name drawn for a note is never one of that note's own name words, and two diff
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -78,7 +79,6 @@ class PersonOperator(Operator):
 
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         lang = ctx.language
-        people = _persons(ctx)
         parsed = [
             identity.parse(
                 it.text,
@@ -93,7 +93,79 @@ class PersonOperator(Operator):
                 if before[-1:].isspace():
                     title_g, kin_g = identity.context_gender(before, lang)
                     m.title_gender, m.kin_gender = title_g, kin_g
+        self._settle_in_note(parsed)
+        for it, m in zip(items, parsed, strict=True):
+            it.data = PersonMention(m, None)
+        self._people_and_links(ctx, items)
+        for it, m in zip(items, parsed, strict=True):
+            keys: list[str] = []
+            readings = [m]
+            if m.ambiguous:  # look up the other reading's entries too: the history may settle it
+                other = copy.deepcopy(m)
+                other.swap() if m.ambiguous == "order" else other.as_surname()
+                readings.append(other)
+            for r in readings:
+                for u in r.units:
+                    if u.role == "surname":
+                        keys.append(_k(ctx, "surname", u.value))
+                    elif u.role == "given":
+                        keys += [_k(ctx, "given", g, u.value) for g in GENDERS]
+                if r.surnames and r.givens:
+                    keys.append(_k(ctx, "person", r.surnames[0], r.givens[0]))
+                if r.given_initial and r.surnames:
+                    keys.append(_k(ctx, "initial", r.surnames[0], r.given_initial))
+            for person in _persons(ctx):  # a mention may link to any person of the note
+                keys.append(_k(ctx, "person", *person))
+                keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
+                keys.append(_k(ctx, "surname", person[0]))
+            if not m.givens and not m.surnames and m.units:
+                keys.append(_k(ctx, "initials", "".join(u.value for u in m.units)))
+            keys = list(dict.fromkeys(keys))
+            it.key = keys[0] if keys else ""
+            it.extra_keys = tuple(keys[1:])
+
+    @staticmethod
+    def _settle_in_note(parsed: Sequence[identity.Mention]) -> None:
+        """ "Denis Christine" next to "Christine DENIS" is Christine Denis; a lone "Olivier" next to
+        "Nathalie OLIVIER" is her surname. Mentions whose reading the case or a comma settled
+        decide."""
+        sure = {(m.surnames[0], m.givens[0]) for m in parsed if not m.ambiguous and m.surnames and m.givens}
+        sure_surnames = {s for m in parsed if not m.ambiguous for s in m.surnames}
+        sure_givens = {g for m in parsed if not m.ambiguous for g in m.givens}
+        sure_initials = {(m.surnames[0], m.given_initial) for m in parsed if m.given_initial and m.surnames}
         for m in parsed:
+            if m.ambiguous == "order":
+                here, swapped = (m.surnames[0], m.givens[0]), (m.givens[0], m.surnames[0])
+                said = m.said_gender
+                first_given = next(u.text for u in m.units if u.role == "given")
+                first_surname = next(u.text for u in m.units if u.role == "surname")
+                if here in sure:
+                    m.ambiguous = ""
+                elif (
+                    swapped in sure
+                    or (swapped[0], swapped[1][:1]) in sure_initials
+                    or (here[1] in sure_surnames and here[0] in sure_givens)
+                ):
+                    m.swap()
+                elif (
+                    said
+                    and identity.gender_of_given(first_given, "") not in (None, said)
+                    and identity.gender_of_given(first_surname, "") == said
+                ):
+                    m.swap()  # "Mme Denis Christine": Denis is a man's name, Christine a woman's
+            elif m.ambiguous == "single":
+                v = m.givens[0]
+                if v in sure_surnames and v not in sure_givens:
+                    m.as_surname()
+                elif v in sure_givens:
+                    m.ambiguous = ""
+
+    def _people_and_links(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        lang = ctx.language
+        people = _persons(ctx)
+        people.clear()
+        for it in items:
+            m = it.data.mention
             if m.surnames and m.givens:
                 p = people.setdefault((m.surnames[0], m.givens[0]), Person(m.surnames[0], m.givens[0]))
                 if m.said_gender:
@@ -101,28 +173,8 @@ class PersonOperator(Operator):
                 p.lexicon = p.lexicon or identity.gender_of_given(
                     next(u.text for u in m.units if u.role == "given"), lang
                 )
-        for it, m in zip(items, parsed, strict=True):
-            it.data = PersonMention(m, self._link(m, people))
-            keys: list[str] = []
-            for u in m.units:
-                if u.role == "surname":
-                    keys.append(_k(ctx, "surname", u.value))
-                elif u.role == "given":
-                    keys += [_k(ctx, "given", g, u.value) for g in GENDERS]
-            if m.surnames and m.givens:
-                keys.append(_k(ctx, "person", m.surnames[0], m.givens[0]))
-            person = it.data.person
-            if person is not None:
-                keys.append(_k(ctx, "person", *person))
-                keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
-                keys.append(_k(ctx, "surname", person[0]))
-            if m.given_initial and m.surnames:
-                keys.append(_k(ctx, "initial", m.surnames[0], m.given_initial))
-            if not m.givens and not m.surnames and m.units:
-                keys.append(_k(ctx, "initials", "".join(u.value for u in m.units)))
-            keys = list(dict.fromkeys(keys))
-            it.key = keys[0] if keys else ""
-            it.extra_keys = tuple(keys[1:])
+        for it in items:
+            it.data.person = self._link(it.data.mention, people)
 
     @staticmethod
     def _link(m: identity.Mention, people: Mapping[tuple[str, str], Person]) -> tuple[str, str] | None:
@@ -168,6 +220,32 @@ class PersonOperator(Operator):
 
         def get(k: str) -> str | None:
             return out[k] if k in out else memo.get(k)
+
+        # readings the note left open, settled by the patient's history
+        changed = False
+        for it in items:
+            m = it.data.mention
+            if m.ambiguous == "order":
+                here = get(_k(ctx, "person", m.surnames[0], m.givens[0]))
+                if here is None and (
+                    get(_k(ctx, "person", m.givens[0], m.surnames[0])) is not None
+                    or (
+                        get(_k(ctx, "surname", m.surnames[0])) is None
+                        and get(_k(ctx, "surname", m.givens[0])) is not None
+                    )
+                ):
+                    m.swap()
+                    changed = True
+            elif m.ambiguous == "single":
+                v = m.givens[0]
+                if get(_k(ctx, "surname", v)) is not None and all(
+                    get(_k(ctx, "given", g, v)) is None for g in GENDERS
+                ):
+                    m.as_surname()
+                    changed = True
+        if changed:
+            self._people_and_links(ctx, items)
+            people = _persons(ctx)
 
         mentions: list[identity.Mention] = [it.data.mention for it in items]
         avoid = set(names.name_words(u.text for m in mentions for u in m.units))

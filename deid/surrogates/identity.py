@@ -280,6 +280,23 @@ class Mention:
     title_gender: str | None = None
     kin_gender: str | None = None
     kept: bool = False  # a title or kinship word was kept
+    # how sure the roles are: "" (cued by case, comma, title...), "order" ("Denis Christine": which
+    # is the surname was guessed from the name lists), "single" (a lone "Olivier": given name or
+    # surname?). The persons operator settles these by the note's and the history's other mentions.
+    ambiguous: str = ""
+
+    def swap(self) -> None:
+        """The other reading of an "order" mention: given names and surnames trade places."""
+        for u in self.units:
+            u.role = {"given": "surname", "surname": "given"}.get(u.role, u.role)
+        self.ambiguous = ""
+
+    def as_surname(self) -> None:
+        """The other reading of a "single" mention: a surname."""
+        for u in self.units:
+            if u.role == "given":
+                u.role = "surname"
+        self.ambiguous = ""
 
     @property
     def givens(self) -> list[str]:
@@ -419,7 +436,33 @@ def parse(text: str, lang: str, title_before: bool = False) -> Mention:
     for s, e, w in maiden:
         _add(m, s, e, w, "surname")
     _merge_particles(m, text)
+    words = [w for _, _, w in body]
+    if (
+        not maiden
+        and {u.role for u in m.units} == {"given", "surname"}
+        and len(words) == 2
+        and not _cued(text, body)
+    ):
+        m.ambiguous = "order"
+    elif (
+        not maiden
+        and len(m.units) == 1
+        and m.units[0].role == "given"
+        and len(words) == 1
+        and not has_marker
+        and not title_before
+        and "," not in text
+    ):
+        m.ambiguous = "single"
     return m
+
+
+def _cued(text: str, body: list[tuple[int, int, str]]) -> bool:
+    """Case, a comma or parentheses say which word is the surname."""
+    words = [w for _, _, w in body]
+    caps = [w.isupper() and len(w.rstrip(".")) > 1 for w in words]
+    gap = text[body[0][1] : body[-1][0]]
+    return (any(caps) and not all(caps)) or "," in gap or "(" in gap or any(_is_initial(w) for w in words)
 
 
 def _add(m: Mention, s: int, e: int, w: str, role: str) -> None:

@@ -490,3 +490,35 @@ def test_spans_the_model_cuts_differently_keep_titles_states_and_hospital_towns(
             for t in gz.gazetteer("US").towns
             if t.name == m[3] and t.admin1_code == m[4] and m[5] in t.postcodes
         ]
+
+
+async def test_name_order_the_lists_cannot_tell_is_settled_by_the_note_and_the_history() -> None:
+    """ "Weber Bérénice" beside "B. Weber" is Bérénice Weber; "Mme Denis Christine" (Denis a man's
+    name) is Christine Denis; a lone "Olivier" beside "Nathalie OLIVIER" is her surname; in a later
+    note "Denis Christine" alone follows the surname the history knows."""
+    store = InMemoryStore()
+    n1 = build(
+        [
+            "Mme ",
+            ("Weber Bérénice", L.PATIENT),
+            ", vue avec ",
+            ("B. Weber", L.PATIENT),
+            ". Mme ",
+            ("Denis Christine", L.RELATIVE),
+            " et ",
+            ("Nathalie OLIVIER", L.STAFF),
+            " (",
+            ("Olivier", L.STAFF),
+            ").",
+        ]
+    )
+    n2 = build(
+        ["Revue : ", ("Bérénice WEBER", L.PATIENT), ", accompagnée de ", ("Denis Christine", L.RELATIVE), "."]
+    )
+    [a] = await run([n1], "fr", 4, store=store)
+    [b] = await run([n2], "fr", 5, store=store)
+    g, s = a[0].split(" ")[1], a[0].split(" ")[0]
+    assert a[1] == f"{g[0]}. {s}" and b[0] == f"{g} {s.upper()}"
+    surname, given = a[2].split(" ")
+    assert female(given, "fr") and b[1] == a[2]
+    assert a[4] == a[3].split(" ")[1].title()
