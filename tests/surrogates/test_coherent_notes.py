@@ -519,6 +519,6 @@ async def test_name_order_the_lists_cannot_tell_is_settled_by_the_note_and_the_h
     [b] = await run([n2], "fr", 5, store=store)
     g, s = a[0].split(" ")[1], a[0].split(" ")[0]
     assert a[1] == f"{g[0]}. {s}" and b[0] == f"{g} {s.upper()}"
-    surname, given = a[2].split(" ")
+    _, given = a[2].split(" ")
     assert female(given, "fr") and b[1] == a[2]
     assert a[4] == a[3].split(" ")[1].title()
