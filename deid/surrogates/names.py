@@ -6,8 +6,9 @@ and initials ("J. Dupont" -> "P. Martin"). Reading a mention into titles, kinshi
 names and surnames is ``deid.surrogates.identity``'s job; one identity per person (surname,
 given-name and person entries of the patient's memo) is ``deid.substitution.persons``'. A name
 drawn for a note is never one of that note's own names ("PETIT" -> "DUPONT" in a note about
-Mr Dupont would put a real name back); a surrogate remembered from an earlier note of the patient is reused as it is, and the
-"neighbour" strategy replaces words by embedding neighbours without this check.
+Mr Dupont would put a real name back); a surrogate remembered from an earlier note of the
+patient is reused as it is, and the "neighbour" strategy replaces words by embedding neighbours
+without this check.
 """
 
 from __future__ import annotations
