@@ -260,7 +260,8 @@ def test_default_detector_merges_the_rules_with_the_shipped_model(monkeypatch: p
             return [[] for _ in texts]
 
     loaded: list[Path] = []
-    monkeypatch.setattr(deid.ner, "load_detector", lambda path, **_: loaded.append(path) or FakeModel())
+    monkeypatch.setattr(deid.ner, "load_detector_from_settings",
+                        lambda settings, path=None, **_: loaded.append(path) or FakeModel())
     detector = eval_cli.build_detector(argparse.Namespace(model=None, rules_only=False))
     assert isinstance(detector, HybridDetector)
     assert loaded == [deid.ner.DEFAULT_MODEL_DIR]
