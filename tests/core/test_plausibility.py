@@ -99,3 +99,16 @@ def test_a_long_run_of_numbers_is_not_walked_once_per_span() -> None:
     out = plausible(spans, text)
     assert time.perf_counter() - started < 10  # ~0.4 s; walking the run per span took minutes
     assert all(s.length <= 3 + 2 * 12 for s in out)
+
+
+def test_numbers_no_date_holds_are_kept_as_generic_phi() -> None:
+    """Blood gases, vital-sign runs, clock times and shifts read as dates by the model on English
+    notes: still replaced, under the generic label; a mistyped date with its year stays a date."""
+    for text, words in (("ABG 7.32/45/88 at 14:30", "7.32/45/88"), ("ABG 7.32/45/88 at 14:30", "14:30"),
+                        ("NURSING NOTE 11/9 0700-1900", "0700-1900"), ("Repeat ABG 7.34/51/78", "34/51/78"),
+                        ("Vitals 101.4 / 112 / 20", "101.4 / 112 / 20")):  # fmt: skip
+        out = found(plausible([at(text, words, Label.DATE)], text), text)
+        assert out[0][0] == "PHI" and words in out[0][1], words  # widened over a cut number first
+    for text, words in (("Fecha de Ingreso: 14/14/2014.", "14/14/2014"), ("DOB: 3/14/92", "3/14/92"),
+                        ("de 1998-2001", "1998-2001"), ("le 12 mars 2020", "12 mars 2020")):  # fmt: skip
+        assert found(plausible([at(text, words, Label.DATE)], text), text) == [("DATE", words)], words
