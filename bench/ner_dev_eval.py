@@ -3,8 +3,10 @@
 Usage: .venv/bin/python bench/ner_dev_eval.py MODEL_DIR CORPUS[:MAXDOCS] [CORPUS...] [--threads N]
 Prints strict / relaxed micro P, R, F1 (deid.eval) per corpus and detector, scored as the output
 stands ("raw", what ``deid eval`` prints) and projected onto the corpus's own annotation scheme
-("scheme", what ``deid eval --scheme`` prints; deid.eval.scheme). ``--json DIR`` also writes each
-hybrid report as JSON.
+("scheme", what ``deid eval --scheme`` prints; deid.eval.scheme), against the corpus's own gold
+(``--convention``: gold projected onto the project's span convention, ``deid eval --convention``).
+``--json DIR`` also writes each hybrid report as JSON (with the official figures). The frozen
+held-out splits and the English dev set are scored by ``bench/detection_sets.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--detectors", default="ner,rules,hybrid")
     p.add_argument("--json", type=Path, metavar="DIR", help="write the hybrid reports as JSON here")
+    p.add_argument("--convention", action="store_true", help="gold under the project's span convention")
     args = p.parse_args()
 
     import torch
@@ -28,7 +31,7 @@ def main() -> None:
     from deid.corpora import detect_format, read_corpus
     from deid.detection import HybridDetector, combine
     from deid.eval import Evaluator, RunInfo
-    from deid.eval.scheme import scheme_for_format
+    from deid.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
     from deid.ner import load_detector
     from deid.protocols import Detector
     from deid.rules import RuleDetector
@@ -44,7 +47,7 @@ def main() -> None:
     for spec in args.corpora:
         head, sep, tail = spec.rpartition(":")
         path, limit = (Path(head), int(tail)) if sep and tail.isdigit() else (Path(spec), 0)
-        docs = read_corpus(path)
+        docs = read_corpus(path, convention=args.convention)
         docs = docs[:limit] if limit else docs
         scheme = scheme_for_format(detect_format(path))
         cache: dict[str, list] = {}
@@ -61,7 +64,7 @@ def main() -> None:
             cache[name] = preds
             dt = time.perf_counter() - t0
             for scoring in ("raw", "scheme"):
-                ev = Evaluator()
+                ev = Evaluator(corpus=CORPUS_OF_FORMAT.get(detect_format(path)))
                 for d, sp in zip(docs, preds, strict=True):
                     ev.add(d, sp if scoring == "raw" else scheme.project(sp, d.text, d.language))
                 rep = ev.report()

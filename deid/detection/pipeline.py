@@ -8,8 +8,8 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
    kept as ``Label.PHI``.
 2. ``plausible`` (model spans): dates widened over the number they cut, a name grown over the
    initial glued before it; a span no reading of the text supports (a score written like a date,
-   an elided article alone, a generic public service, "family" of "family doctor") is kept as
-   ``Label.PHI`` (``deid.detection.plausibility``).
+   an elided article alone, a generic public service, "family" of "family doctor", a blood gas or
+   a clock time read as a date) is kept as ``Label.PHI`` (``deid.detection.plausibility``).
 3. ``merge`` (rules + model): the recall-first merge of ``deid.detection.merge``: overlapping
    spans become one over the union of their characters, or the rules' exact extent plus what
    else the model flagged; no flagged alphanumeric character is lost.
