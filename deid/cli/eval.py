@@ -86,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
         # Fail before a long detection run, not after it.
         raise CliError(f"{args.output}: cannot write report (no such directory)")
     docs, fmt = _read(args.path, args.format, args.lang, args.convention)
+    changes = None
+    if args.convention:  # say what the projection changed in the corpus's gold
+        from deid.eval.projection import gold_changes
+
+        changes = gold_changes(_read(args.path, fmt, args.lang, False)[0], docs)
     if args.limit is not None:
         docs = docs[: args.limit]
     detector = build_detector(args)
@@ -120,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             labels=tuple(lab.value for lab in Label if lab in labels) if labels is not None else None,
             scheme=scheme.corpus if scheme is not None else None,
             gold_convention=args.convention,
+            gold_changes=changes,
         )
     )
     _write(report, args.json, args.output)

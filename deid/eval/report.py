@@ -38,6 +38,9 @@ class RunInfo:
     labels: tuple[str, ...] | None = None  # the --labels restriction, if any
     scheme: str | None = None  # the corpus whose scheme predictions were projected onto (--scheme)
     gold_convention: bool = False  # gold projected onto the project's span convention (--convention)
+    # with --convention: how many of the corpus's gold spans it left unchanged, trimmed, split,
+    # joined or dropped (deid.eval.projection)
+    gold_changes: dict[str, int] | None = None
 
     @property
     def docs_per_s(self) -> float | None:
@@ -56,6 +59,7 @@ class RunInfo:
             "labels": list(self.labels) if self.labels is not None else None,
             "scheme": self.scheme,
             "gold": "convention" if self.gold_convention else "corpus",
+            "gold_changes": self.gold_changes,
         }
 
     @classmethod
@@ -72,6 +76,7 @@ class RunInfo:
             labels=tuple(labels) if labels is not None else None,
             scheme=data.get("scheme"),
             gold_convention=data.get("gold") == "convention",
+            gold_changes=data.get("gold_changes"),
         )
 
 

@@ -102,6 +102,9 @@ def render_table(report: EvalReport) -> str:
             lines.append(f"labels: {' '.join(run.labels)}")
         lines.append("gold: projected onto the project's span convention (--convention)"
                      if run.gold_convention else "gold: the corpus's own annotations, every span untouched")
+        if run.gold_changes:
+            changed = ", ".join(f"{k} {v}" for k, v in run.gold_changes.items())
+            lines.append(f"  the corpus's gold spans under the convention: {changed}")
         if run.scheme is not None:
             lines.append(f"predictions projected onto the {run.scheme} annotation scheme (--scheme)")
         lines.append("")

@@ -290,10 +290,14 @@ def test_default_scoring_is_against_the_corpus_own_gold_and_the_convention_is_an
     assert main(["eval", str(root), "--json", "--convention"]) == 0
     conv = json.loads(capsys.readouterr().out)
     assert conv["run"]["gold"] == "convention"
+    assert conv["run"]["gold_changes"] == {"unchanged": 2, "trimmed": 1, "split": 0, "joined": 0,
+                                           "dropped": 0}
     assert main(["eval", str(root)]) == 0
     table = capsys.readouterr().out
     assert "gold: the corpus's own annotations, every span untouched" in table
     assert "NER strict: exact span and corpus tag (headline)" in table
+    assert main(["eval", str(root), "--convention"]) == 0
+    assert "gold spans under the convention: unchanged 2, trimmed 1" in capsys.readouterr().out
 
 
 def test_a_language_the_text_contradicts_is_a_one_line_error(
