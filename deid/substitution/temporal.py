@@ -36,6 +36,7 @@ SHIFT_MAX_DAYS = 365  # shift baseline: one draw in [-365, 365] \ {0} per patien
 SAFE_HARBOR_AGE = 90  # HIPAA: ages over 89 are aggregated into one category
 _SHIFT_VALUE = "\x1fdate-shift"
 _BIRTH_ANCHOR = "\x1fbirth-anchor"
+_BIRTHDAY = "\x1fbirthday"  # a surrogate day and month of birth, drawn before any birth year is known
 _TIMELINE = ("dp-laplace", "interval")
 _UNIT_RANK = {"day": 0, "week": 1, "month": 2, "year": 3}
 
@@ -105,6 +106,11 @@ class TemporalOperator(Operator):
                 it.key, it.costed, it.unit = ctx.key(Label.AGE, t.canonical()), True, t.unit
                 it.extra_keys = (anchor,)
                 continue
+            if it.label is Label.BIRTH_DATE and t.kind == "partial":
+                # a birthday without its year ("née le 13/01") cannot be placed on the timeline
+                # (it is decades back, not near the note): rendered from the patient's birth anchor
+                it.extra_keys = (anchor, self.birthday_key(ctx))
+                continue
             m.day = tx.point_day(t, ref)
             if m.day is None and t.kind == "relative":  # no note date: a duration on its own
                 m.alone = True
@@ -130,9 +136,12 @@ class TemporalOperator(Operator):
     def anchor_key(self, ctx: NoteContext) -> str:
         return ctx.key(Label.BIRTH_DATE, _BIRTH_ANCHOR)
 
+    def birthday_key(self, ctx: NoteContext) -> str:
+        return ctx.key(Label.BIRTH_DATE, _BIRTHDAY)
+
     def extra_lookups(self, ctx: NoteContext, items: Sequence[Item]) -> set[str]:
         ref = ctx.shared.get("temporal.ref")
-        return {self.anchor_key(ctx)} | ({ref.key} if ref is not None else set())
+        return {self.anchor_key(ctx), self.birthday_key(ctx)} | ({ref.key} if ref is not None else set())
 
     # ------------------------------------------------------------------------- the state
 
@@ -202,6 +211,14 @@ class TemporalOperator(Operator):
         anchor = self._anchor(ctx, items, memo)
         if anchor is not None and anchor_key not in memo:
             out[anchor_key] = Release(anchor_key, anchor, 0)
+        birthday_key = self.birthday_key(ctx)
+        if anchor is None and birthday_key not in memo and any(
+                it.label is Label.BIRTH_DATE and not it.key and it.strategy in _TIMELINE for it in items):
+            # a birthday with no year and no birth date known: a uniformly drawn day and month
+            # (independent of the true one: free); the birth date drawn later keeps it
+            day = date(2000, 1, 1) + timedelta(days=rng.randrange(366))
+            out[birthday_key] = Release(birthday_key, f"birthday:{day.month:02d}-{day.day:02d}", 0)
+        birthday = _birthday(memo.get(birthday_key))
         st = self.state(ctx)
         draft = Timeline(st.timeline.points)  # this note's draws; the shared one learns the committed
         pending: dict[str, Point] = {}
@@ -222,6 +239,8 @@ class TemporalOperator(Operator):
                 fake, paid = known, 0
             elif it.key in eps:
                 fake, paid = draft.release(rng, true, eps[it.key], it.unit), cost[it.key]
+                if it.key == anchor and birthday is not None:  # keep the birthday already shown
+                    fake = _snap_to_birthday(fake, birthday, draft.room(true))
             else:
                 continue  # not paid for: nothing is drawn, the mention renders as its placeholder
             point = Point(true, fake)
@@ -266,6 +285,11 @@ class TemporalOperator(Operator):
             # surrogate birth date per patient, so it is rendered from the anchor (post-processing)
             point = self.state(ctx).by_key.get(anchor)
             fake = _fake_day(memo.get(anchor)) or (date.fromordinal(point.fake) if point else None)
+        if fake is None and not item.key:  # a birthday without a year and no birth date known
+            birthday = _birthday(memo.get(self.birthday_key(ctx)))
+            if birthday is None:
+                return placeholder(item.label), "placeholder"
+            return tx.render_point(m.t, birthday, None), "random"
         if fake is None:
             return None
         ref = ctx.shared.get("temporal.ref")
@@ -329,6 +353,30 @@ class TemporalOperator(Operator):
         if item.label is Label.BIRTH_DATE and ref is not None and _units_between(t.when, ref, "year") >= 90:
             return placeholder(item.label), "safe-harbor"  # a year that says "over 89"
         return f"{t.when.year:04d}", "safe-harbor"
+
+
+def _birthday(value: str | None) -> date | None:
+    if value is None or not value.startswith("birthday:"):
+        return None
+    month, day = value.removeprefix("birthday:").split("-")
+    return date(2000, int(month), int(day))
+
+
+def _snap_to_birthday(fake: int, birthday: date, room: tuple[int | None, int | None]) -> int:
+    """The day with ``birthday``'s month and day nearest to ``fake`` inside ``room`` (``fake``
+    itself when none fits): post-processing of the noisy release with public values only."""
+    lo, hi = room
+    near = date.fromordinal(fake)
+    best: int | None = None
+    for year in (near.year - 1, near.year, near.year + 1):
+        try:
+            cand = date(year, birthday.month, birthday.day).toordinal()
+        except ValueError:
+            cand = date(year, birthday.month, 28).toordinal()
+        if (lo is None or cand >= lo) and (hi is None or cand <= hi) and (
+                best is None or abs(cand - fake) < abs(best - fake)):
+            best = cand
+    return fake if best is None else best
 
 
 def _century_safe(t: tx.Temporal, year: int, ref: date | None) -> tx.Temporal:

@@ -209,10 +209,63 @@ def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> T
     return None
 
 
-def _parse_partial(text: str, lang: str) -> Temporal | None:
-    """A weekday ("mardi dernier", "last Tuesday") or a month without a year ("en mai")."""
+def _day_month_patterns(lang: str) -> list[re.Pattern[str]]:
+    mon = _MON[lang]
+    pats = [r"(?P<D>\d{1,2})(?P<s>[/.])(?P<M>\d{1,2})"]  # 12/05: in the feed's order
+    if lang == "en":
+        pats += [rf"(?P<MON>{mon})\.?\s+(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?",
+                 rf"(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?\s+(?:of\s+)?(?P<MON>{mon})\.?"]
+    else:
+        er = r"(?P<er>er)?" if lang == "fr" else ""
+        pats += [rf"(?P<D>\d{{1,2}}){er}\s+(?:de\s+)?(?P<MON>{mon})\.?"]
+    return [re.compile(_B + p + r"(?![\w/.]*\d)", re.IGNORECASE) for p in pats]
+
+
+_DAY_MONTH = {lang: _day_month_patterns(lang) for lang in MONTHS}
+
+
+def _parse_day_month(text: str, lang: str, order: str) -> Temporal | None:
+    """A day and a month without a year ("le 12 mars", "March 12", "12/05"): kind "partial",
+    unit "day", ``when`` in the leap year 2000 (the note's date gives the year)."""
+    for pat in _DAY_MONTH[lang]:
+        m = pat.search(text)
+        if m is None:
+            continue
+        g = m.groupdict()
+        day, parts = int(g["D"]), []
+        if g.get("MON"):
+            month = month_index(lang, g["MON"])
+            if month is None:
+                continue
+            parts.append((*m.span("MON"), _month_style(g["MON"])))
+        else:
+            month = int(g["M"])
+            if order == "mdy" and day <= 12:
+                day, month = month, day
+                parts += [(*m.span("D"), _pad_token(g["D"], "M")), (*m.span("M"), _pad_token(g["M"], "D"))]
+            else:
+                parts += [(*m.span("D"), _pad_token(g["D"], "D")), (*m.span("M"), _pad_token(g["M"], "M"))]
+        if g.get("MON"):
+            if g.get("er") or lang == "fr":
+                parts.append((m.start("D"), m.end("er") if g.get("er") else m.end("D"), "{D1}"))
+            elif g.get("th"):
+                parts.append((m.start("D"), m.end("th"), "{Dth}"))
+            else:
+                parts.append((*m.span("D"), _pad_token(g["D"], "D")))
+        try:
+            when = date(2000, month, day)
+        except ValueError:
+            continue
+        future = any(w in fold(text) for w in FUTURE_WORDS)
+        return Temporal("partial", "day", lang, _build(text, parts), when=when, past=not future)
+    return None
+
+
+def _parse_partial(text: str, lang: str, order: str = "dmy") -> Temporal | None:
+    """A day and month without a year, a weekday ("mardi dernier", "last Tuesday") or a month
+    without a year ("en mai")."""
     if any(c.isdigit() for c in text):
-        return None
+        return _parse_day_month(text, lang, order)
     future = any(w in fold(text) for w in FUTURE_WORDS)
     m = _WD[lang].search(text)
     if m is not None:
@@ -292,7 +345,7 @@ def parse(text: str, lang: str, *, age: bool = False, ref: date | None = None,
     if age:
         return _parse_amount(text, lang, "age")
     return (_parse_date(text, lang, ref, order) or _parse_amount(text, lang, "relative")
-            or _parse_partial(text, lang))
+            or _parse_partial(text, lang, order))
 
 
 # --------------------------------------------------------------------------------------- render
@@ -472,6 +525,8 @@ def point_day(t: Temporal, ref: date | None) -> date | None:
                 return ref + timedelta(days=sign * t.amount * (7 if t.unit == "week" else 1))
             months = t.amount * (12 if t.unit == "year" else 1)
             return _period_mid(t.unit, _add_months(ref, sign * months))
+        if t.unit == "day" and t.when is not None:  # "le 12 mars": the last 12 March (or next)
+            return _nearest_day_month(t.when, ref, t.past)
         if t.unit == "day":  # a weekday: the one before (or after) the note's date
             back = (ref.weekday() - t.amount) % 7 or 7
             ahead = (t.amount - ref.weekday()) % 7 or 7
@@ -483,6 +538,22 @@ def point_day(t: Temporal, ref: date | None) -> date | None:
         return date(year, t.amount, 15)
     except (OverflowError, ValueError):
         return None
+
+
+def _nearest_day_month(dm: date, ref: date, past: bool) -> date:
+    """The ``dm`` day and month nearest to ``ref`` ("revu le 12 mars" in a note of 10 March is
+    two days later, in one of 20 February two weeks later), or the next one when the mention
+    says so ("next"); 29 February falls back to the 28th in other years."""
+    def on(year: int) -> date:
+        try:
+            return date(year, dm.month, dm.day)
+        except ValueError:
+            return date(year, dm.month, 28)
+
+    if not past:
+        this = on(ref.year)
+        return this if this > ref else on(ref.year + 1)
+    return min((on(ref.year + k) for k in (-1, 0, 1)), key=lambda d: abs((d - ref).days))
 
 
 def point_unit(t: Temporal) -> str:

@@ -169,3 +169,17 @@ def test_rendered_durations_parse_back_to_the_same_amount_and_unit(lang, idx, un
     assert (back.amount, back.unit) == (amount, unit)
     age = parse(render(t), lang, age=True)
     assert age is not None and (age.amount, age.unit) == (amount, unit)
+
+
+def test_a_day_and_month_without_a_year_is_a_partial_date_placed_nearest_to_the_note():
+    from deid.temporal.expressions import parse, point_day, render_point
+
+    ref = date(2024, 3, 10)
+    t = parse("le 12 mars", "fr", ref=ref)
+    assert t is not None and t.kind == "partial" and point_day(t, ref) == date(2024, 3, 12)
+    assert render_point(t, date(2023, 11, 4), None) == "le 4 novembre"
+    us = parse("3/9", "en", ref=ref, order="mdy")  # March 9, written month first again
+    assert us is not None and point_day(us, ref) == date(2024, 3, 9)
+    assert render_point(us, date(2024, 11, 4), None) == "11/4"
+    late = parse("20/12", "fr", ref=ref)  # 20 December is nearer last year
+    assert late is not None and point_day(late, ref) == date(2023, 12, 20)
