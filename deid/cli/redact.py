@@ -64,13 +64,24 @@ def register(subparsers: Any) -> None:
                    help="token-classification model directory (default: the shipped model)")
     modes = strategy_modes()
     p.add_argument("--strategy", "--profile", dest="strategy", choices=modes, default="placeholder",
-                   help="substitution mode, one of the library's (" + ", ".join(modes) + "): placeholder "
-                   "tags (default), random format-preserving surrogates with shifted dates, "
-                   "differentially private dates/ages/places with random surrogates... (--profile is "
-                   "the same option)")
+                   help="substitution profile, one of " + ", ".join(modes) + " (docs/PRIVACY.md): "
+                   "placeholder: category tags (default); dp: dates on a per-patient differentially "
+                   "private timeline (order kept), ages derived from the surrogate birth date, random "
+                   "names and ids, cities by the exponential mechanism; random: random surrogates, "
+                   "dates shifted by one secret per patient, ages under 90 KEPT; safe-harbor: HIPAA "
+                   "Safe Harbor dates (year only) and ages (90+), ages under 90 KEPT. Every profile "
+                   "keeps the patient's sex, titles and kinship words; what a note kept is listed in "
+                   "its JSON's kept_labels. Without DEID_HMAC_SECRET a random secret is drawn per "
+                   "process (surrogates then differ between runs; --store needs the secret). "
+                   "--profile is the same option")
     p.add_argument("--date", metavar="YYYY-MM-DD", type=_iso_date, default=None,
-                   help="document date: the reference for durations (dp/random); without it absolute "
-                   "dates are replaced by [DATE]")
+                   help="document date: the reference of relative dates, partial dates and ages; "
+                   "without it they are noised alone or replaced by their placeholder")
+    p.add_argument("--locale", choices=("fr-FR", "es-ES", "en-US", "en-GB"), default=None,
+                   help="conventions of the notes: en-US reads 3/9/2024 as March 9 and draws US "
+                   "places, en-GB day first and UK places (default: the language's, en-US for en)")
+    p.add_argument("--date-order", choices=("dmy", "mdy"), default=None,
+                   help="order of numeric dates, overriding the locale's")
     p.add_argument("--patient", metavar="ID", default="local",
                    help="patient id: surrogates are memoized per patient (with --store)")
     p.add_argument("--store", metavar="FILE", type=Path, default=None,
@@ -170,7 +181,8 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
             raise CliError(f"cannot open the memo file {args.store}: {reason}") from None
     rng = random.Random(args.seed) if args.seed is not None else None
     note = deidentify_text(text, spans, lang or args.lang, doc_date or args.date, strategy=args.strategy,
-                           rng=rng, store=store, patient_id=patient,
+                           rng=rng, store=store, patient_id=patient, locale=args.locale,
+                           date_order=args.date_order,
                            event_id=f"cli:{patient}:{hash_text(text)}")
     if store is not None:
         asyncio.run(store.close())
@@ -223,7 +235,18 @@ def payload(note: Note, output: str, spans: list[Span], out_spans: list[dict[str
             for s in spans
         ],
         "output_spans": out_spans,
+        # what the profile left in clear (the patient's sex; ages under "random"/"safe-harbor")
+        "kept_labels": kept_labels(spans, out_spans),
     }
+
+
+def kept_labels(spans: list[Span], out_spans: list[dict[str, Any]]) -> list[str]:
+    from deid.labels import KEPT_BY_DEFAULT
+
+    kept = {s["label"] for s in out_spans if s["strategy"] == "kept"}
+    if all(s["strategy"] == "placeholder" for s in out_spans):  # the placeholder path keeps these
+        kept |= {s.label.value for s in spans if s.label in KEPT_BY_DEFAULT}
+    return sorted(kept)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -267,3 +267,29 @@ def test_scramble_takes_a_directory_and_a_jsonl_stream(tmp_path: Path, monkeypat
     code, out, _ = run(capsys, "scramble", "--seed", "1", "--jsonl", "-")
     (doc,) = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and doc["id"] == 7 and doc["text"] != "Jean Dupont"
+
+
+def test_redact_reads_and_writes_dates_in_the_feeds_order_and_says_what_it_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from datetime import date
+
+    note = tmp_path / "note.txt"
+    note.write_text("Admitted 3/9/2024, discharged 3/12/2024.", encoding="utf-8")
+    for locale, first, second in (("en-US", date(2024, 3, 9), date(2024, 3, 12)),
+                                  ("en-GB", date(2024, 9, 3), date(2024, 12, 3))):
+        code, out, _ = run(capsys, "redact", "--rules-only", "--json", "--lang", "en", "--locale", locale,
+                           "--strategy", "dp", "--date", "2024-12-20", "--seed", "4", str(note))
+        assert code == 0
+        shape = r"Admitted (\d+)/(\d+)/(\d{4}), discharged (\d+)/(\d+)/(\d{4})\."
+        m = re.fullmatch(shape, json.loads(out)["text"])
+        assert m, out
+        a, b, y1, c, d, y2 = (int(x) for x in m.groups())
+        got = [date(y1, a, b), date(y2, c, d)] if locale == "en-US" else [date(y1, b, a), date(y2, d, c)]
+        assert got[0] < got[1]  # written back in the feed's order, stay before discharge
+        assert (got[1] - got[0]).days < 5 * (second - first).days + 60
+    note.write_text("Homme de 40 ans, vu le 3 mars 2021.", encoding="utf-8")
+    code, out, _ = run(capsys, "redact", "--rules-only", "--json", "--strategy", "random",
+                       "--date", "2021-03-05", str(note))
+    doc = json.loads(out)
+    assert code == 0 and doc["text"].startswith("Homme de 40 ans") and doc["kept_labels"] == ["AGE", "SEX"]
