@@ -15,12 +15,8 @@ from deid.substitution.operators import Operator, register
 from deid.surrogates import formats, names
 
 
-@register("placeholder")
-class PlaceholderOperator(Operator):
-    """[PER], [DATE]...: deterministic, free, the safest readable output (Lange et al. 2020)."""
-
-    name = "placeholder"
-    handles = frozenset({"placeholder"})
+class _Drawless(Operator):
+    """An operator whose output needs no memo and no draw (deterministic, free)."""
 
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         return None
@@ -28,25 +24,26 @@ class PlaceholderOperator(Operator):
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
         return []
+
+
+@register("placeholder")
+class PlaceholderOperator(_Drawless):
+    """[PER], [DATE]...: deterministic, free, the safest readable output (Lange et al. 2020)."""
+
+    name = "placeholder"
+    handles = frozenset({"placeholder"})
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         return placeholder(item.label), "placeholder"
 
 
 @register("keep")
-class KeepOperator(Operator):
+class KeepOperator(_Drawless):
     """A quasi-identifier a policy keeps in clear (the patient's sex, by default): the text as
     written, listed in the event's ``kept_labels`` so that no consumer takes it for a surrogate."""
 
     name = "keep"
     handles = frozenset({"keep"})
-
-    def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
-        return None
-
-    def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
-             eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
-        return []
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
