@@ -100,13 +100,12 @@ _EXPORT_PREFERENCE: dict[str, dict[Label, str]] = {
     "echr": {Label.PERSON: "PER", Label.DATE: "DATE"},
 }
 
-# A project label a corpus has no name for, written as the corpus's coarser one (a birth date is
-# a date in MEDDOCAN, a city a territory).
-_EXPORT_COARSER: dict[Label, tuple[Label, ...]] = {
+# Coarser names a corpus may use for a project label, in order of preference (a birth date is a
+# date in MEDDOCAN, a city a territory); the evaluation's scheme projection reads the same table.
+COARSER: dict[Label, tuple[Label, ...]] = {
     Label.PATIENT: (Label.PERSON,),
     Label.STAFF: (Label.PERSON,),
     Label.RELATIVE: (Label.PERSON,),
-    Label.PERSON: (Label.PATIENT,),
     Label.BIRTH_DATE: (Label.DATE,),
     Label.HOSPITAL: (Label.ORG,),
     Label.ORG: (Label.HOSPITAL,),
@@ -114,6 +113,11 @@ _EXPORT_COARSER: dict[Label, tuple[Label, ...]] = {
     Label.CITY: (Label.LOCATION,),
     Label.POSTCODE: (Label.LOCATION,),
     Label.COUNTRY: (Label.LOCATION,),
+}
+# Writing a corpus: also a role-less person as a patient and any identifier as a generic one.
+_EXPORT_COARSER: dict[Label, tuple[Label, ...]] = {
+    **COARSER,
+    Label.PERSON: (Label.PATIENT,),
     Label.ID_NATIONAL: (Label.ID,),
     Label.IBAN: (Label.ID,),
 }

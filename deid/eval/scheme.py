@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from deid.corpora.mapping import TABLES
+from deid.corpora.mapping import COARSER, TABLES
 from deid.labels import Category, Label
 from deid.spans import Span
 
@@ -43,20 +43,6 @@ CORPUS_OF_FORMAT = {
     "eds-jsonl": "eds-pseudo",
     "eds-templates": "eds-pseudo",
     "echr-tsv": "echr",
-}
-
-# Coarser names a corpus may use for a project label, in order of preference.
-_COARSER: dict[Label, tuple[Label, ...]] = {
-    Label.PATIENT: (Label.PERSON,),
-    Label.STAFF: (Label.PERSON,),
-    Label.RELATIVE: (Label.PERSON,),
-    Label.BIRTH_DATE: (Label.DATE,),
-    Label.HOSPITAL: (Label.ORG,),
-    Label.ORG: (Label.HOSPITAL,),
-    Label.STREET: (Label.LOCATION,),
-    Label.CITY: (Label.LOCATION,),
-    Label.POSTCODE: (Label.LOCATION,),
-    Label.COUNTRY: (Label.LOCATION,),
 }
 
 # Corpora whose guideline does not annotate relative temporal expressions.
@@ -85,7 +71,7 @@ class Scheme:
                 continue
             if span.label.category not in categories:
                 continue
-            coarser = next((lab for lab in _COARSER.get(span.label, ()) if lab in self.labels), None)
+            coarser = next((lab for lab in COARSER.get(span.label, ()) if lab in self.labels), None)
             if coarser is not None:
                 span = Span(span.start, span.end, coarser, span.source, span.score)
             out.append(span)

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from deid.events import DeidNote, ModelInfo, PrivacyAccount, RawNote, SubstitutedSpan
 from deid.keys import KeyHasher
-from deid.labels import Label
+from deid.labels import Category, Label
 from deid.merge import resolve
 from deid.privacy.budget import split_micro
 from deid.render import Replacement, render
@@ -34,7 +34,7 @@ from deid.store.base import MICRO, CommitResult, PatientStore, Release
 from deid.substitution import persons, places, simple, temporal  # noqa: F401 - registers operators
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, family_of, registered
-from deid.substitution.temporal import TemporalOperator
+from deid.surrogates import names
 from deid.surrogates.registry import resolve_strategy
 
 # The order operators draw in: places before persons (a street's town is known when an address
@@ -91,6 +91,9 @@ class Substituter:
             strategy = resolve_strategy(s.label, self._settings)
             groups[family_of(s.label.category, strategy)].append(
                 Item(s, ctx.note.text[s.start : s.end], strategy))
+        named = (Category.PER, Category.ORG)
+        ctx.name_words = names.name_words(
+            it.text for items in groups.values() for it in items if it.label.category in named)
         for name in DRAW_ORDER:
             self._ops[name].plan(ctx, groups[name])
             # an operator may give up on a mention it cannot read (a date with no reference)
@@ -111,10 +114,8 @@ class Substituter:
                 keys.update(k for it in items for k in it.memo_keys())
                 keys.update(self._ops[name].extra_lookups(ctx, items))
         memo = await self._store.lookup(patient, sorted(keys)) if keys else {}
-        if any(plan["temporal"] for plan in plans):  # the timeline: one read per patient and batch
-            state = TemporalOperator.load_state(ctxs[0], await self._store.timeline(patient))
-            for ctx in ctxs:
-                ctx.shared["temporal.state"] = state
+        for name in DRAW_ORDER:  # per-patient state an operator reads once per batch (the timeline)
+            await self._ops[name].prepare(self._store, ctxs, [plan[name] for plan in plans])
         return [await self._note(ctx, plan, memo, model) for ctx, plan in zip(ctxs, plans, strict=True)]
 
     # ------------------------------------------------------------------------ account, draw

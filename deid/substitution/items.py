@@ -54,6 +54,10 @@ class NoteContext:
     rng: random.Random
     date_order: str = "dmy"  # "dmy" or "mdy": how numeric dates are read and written
     region: str = ""  # place conventions of the feed: "FR", "ES", "US", "GB"
+    # The words of the note's person and organisation mentions: no drawn name may be one of them
+    # ("PETIT" -> "DUPONT" in a note about M. Dupont would put a real name back), whichever
+    # operator draws it (a person, an e-mail's owner, a clinic named after someone).
+    name_words: frozenset[str] = frozenset()
     shared: dict[str, Any] = field(default_factory=dict)  # operator-to-operator facts of this note
 
     @property

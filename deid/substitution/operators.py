@@ -20,13 +20,19 @@ import abc
 from collections.abc import Callable, Mapping, Sequence
 
 from deid.labels import Category
-from deid.store.base import CommitResult, Release
+from deid.store.base import CommitResult, PatientStore, Release
 from deid.substitution.items import Item, NoteContext
 
 
 class Operator(abc.ABC):
     name: str = ""
     handles: frozenset[str] = frozenset()  # strategy names this operator runs
+
+    async def prepare(self, store: PatientStore, ctxs: Sequence[NoteContext],
+                      items: Sequence[Sequence[Item]]) -> None:
+        """Read per-patient state once per batch (``items``: this operator's, note by note),
+        after the memo lookup; the state goes into each context's ``shared``."""
+        return None
 
     @abc.abstractmethod
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:

@@ -248,7 +248,7 @@ class PersonOperator(Operator):
             people = _persons(ctx)
 
         mentions: list[identity.Mention] = [it.data.mention for it in items]
-        avoid = set(names.name_words(u.text for m in mentions for u in m.units))
+        avoid = set(names.name_words(u.text for m in mentions for u in m.units)) | ctx.name_words
         # surrogates already given to this note's other names are not drawn again for another one
         taken = {fold(v) for it in items for k in it.memo_keys() if (v := memo.get(k)) and "|" not in v}
 

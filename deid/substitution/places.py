@@ -379,7 +379,7 @@ class PlaceOperator(Operator):
         out: dict[str, Release] = {}
         rng = ctx.rng
         costed_keys = {it.key for it in items if it.costed}
-        avoid = names.name_words(it.text for it in items if it.label.category is Category.ORG)
+        avoid = ctx.name_words  # the note's person and organisation words
         for it in sorted(items, key=lambda i: not i.costed):
             if not it.key or it.key in memo or it.key in out:
                 continue

@@ -96,7 +96,8 @@ class FormatOperator(_Memoized):
         if cat is Category.TEL:
             return formats.phone_digits(rng, text)
         if lab is Label.EMAIL:
-            return formats.email(rng, text, names.draw_first(rng, lang, None), names.draw_last(rng, lang))
+            return formats.email(rng, text, names.draw_first(rng, lang, None, ctx.name_words),
+                                 names.draw_last(rng, lang, avoid=ctx.name_words))
         if lab is Label.URL:
             return formats.url(rng, text)
         if lab is Label.IP:

@@ -26,7 +26,7 @@ from datetime import date, timedelta
 from deid.labels import Category, Label
 from deid.privacy.mechanisms import laplace
 from deid.spans import Span
-from deid.store.base import CommitResult, Release
+from deid.store.base import CommitResult, PatientStore, Release
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, register
 from deid.temporal import expressions as tx
@@ -152,11 +152,18 @@ class TemporalOperator(Operator):
             ctx.shared["temporal.state"] = st
         return st
 
-    @staticmethod
-    def load_state(ctx: NoteContext, sealed: Mapping[str, str]) -> _State:
-        """The patient's timeline from the store's sealed points."""
+    async def prepare(self, store: PatientStore, ctxs: Sequence[NoteContext],
+                      items: Sequence[Sequence[Item]]) -> None:
+        """The patient's timeline from the store's sealed points: one read per patient and batch,
+        shared by the batch's notes of the patient (only when one of them has a date or an age)."""
+        if not ctxs or not any(items):
+            return
+        ctx = ctxs[0]
+        sealed = await store.timeline(ctx.patient)
         by_key = {k: unseal(v, ctx.hasher.pad(ctx.patient, k)) for k, v in sealed.items()}
-        return _State(Timeline(by_key.values()), by_key)
+        state = _State(Timeline(by_key.values()), by_key)
+        for c in ctxs:
+            c.shared["temporal.state"] = state
 
     def _points(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> list[Item]:
         anchor = self._anchor(ctx, items, memo)

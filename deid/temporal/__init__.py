@@ -1,5 +1,5 @@
 """Temporal expressions (dates, relative durations, ages) of FR / ES / EN clinical notes."""
 
-from deid.temporal.expressions import Temporal, generalize, offset, parse, render, with_offset
+from deid.temporal.expressions import Temporal, parse, render
 
-__all__ = ["Temporal", "generalize", "offset", "parse", "render", "with_offset"]
+__all__ = ["Temporal", "parse", "render"]

@@ -419,63 +419,12 @@ def _months(d: date) -> int:
     return d.year * 12 + d.month - 1
 
 
-def offset(t: Temporal, ref: date | None) -> int:
-    """The value the noise is added to, in ``t.unit``: signed distance from ``ref`` for a date
-    (days, months or years), the magnitude for a relative expression or an age."""
-    if t.kind != "date":
-        return t.amount
-    assert t.when is not None and ref is not None
-    if t.unit == "day":
-        return (t.when - ref).days
-    if t.unit == "month":
-        return _months(t.when) - _months(ref)
-    return t.when.year - ref.year
-
-
-def with_offset(t: Temporal, ref: date | None, value: int) -> Temporal:
-    """``t`` moved to ``value`` (see ``offset``), clamped to what the format can say."""
-    if t.kind != "date":
-        floor = 0 if t.kind == "age" else 1  # "il y a 0 ans" reads as an error, not as noise
-        return replace(t, amount=max(floor, value))
-    assert ref is not None
-    lo, hi = date(1, 1, 1), date(9999, 12, 31)
-    if t.unit == "day":
-        try:
-            return replace(t, when=ref + timedelta(days=value))
-        except OverflowError:
-            return replace(t, when=lo if value < 0 else hi)
-    if t.unit == "month":
-        m = min(max(_months(ref) + value, _months(lo)), _months(hi))
-        return replace(t, when=date(m // 12, m % 12 + 1, 1))
-    return replace(t, when=date(min(max(ref.year + value, 1), 9999), 1, 1))
-
-
-def generalize(t: Temporal) -> str | None:
-    """The coarse deterministic fallback of an over-budget date: its year (None if not a date)."""
-    if t.kind == "date" and t.when is not None:
-        return f"{t.when.year:04d}"
-    return None
-
-
 def _truncate(t: Temporal, d: date) -> Temporal:
     if t.unit == "month":
         d = d.replace(day=1)
     elif t.unit == "year":
         d = d.replace(month=1, day=1)
     return replace(t, when=d)
-
-
-def offset_days(t: Temporal | None, ref: date) -> int:
-    """Signed days from ``ref`` of a date expression (the interval baseline works in days)."""
-    assert t is not None and t.when is not None
-    return (t.when - ref).days
-
-
-def with_offset_days(t: Temporal, ref: date, days: int) -> Temporal:
-    try:
-        return _truncate(t, ref + timedelta(days=days))
-    except OverflowError:
-        return _truncate(t, date(1, 1, 1) if days < 0 else date(9999, 12, 31))
 
 
 def shifted(t: Temporal, days: int) -> Temporal:
@@ -554,11 +503,6 @@ def _nearest_day_month(dm: date, ref: date, past: bool) -> date:
         this = on(ref.year)
         return this if this > ref else on(ref.year + 1)
     return min((on(ref.year + k) for k in (-1, 0, 1)), key=lambda d: abs((d - ref).days))
-
-
-def point_unit(t: Temporal) -> str:
-    """The unit a point's noise is measured in: the expression's own (a weekday is a day)."""
-    return t.unit
 
 
 def point_canonical(t: Temporal, day: date) -> str:

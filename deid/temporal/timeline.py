@@ -56,9 +56,10 @@ class Timeline:
     """The points of one patient, sorted by true day (true days are distinct)."""
 
     def __init__(self, points: Iterable[Point] = ()) -> None:
-        self._points: list[Point] = []
+        by_true: dict[int, Point] = {}
         for p in points:
-            self.add(p)
+            by_true.setdefault(p.true, p)  # one point per true day: the first one kept
+        self._points: list[Point] = sorted(by_true.values())
 
     def __len__(self) -> int:
         return len(self._points)

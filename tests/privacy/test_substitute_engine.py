@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import date
 
 import pytest
+from privacy_testkit import spans_of
 
 from deid.events import ModelInfo, RawNote, encode
 from deid.keys import KeyHasher
@@ -26,15 +27,6 @@ FRENCH = ("Mme Jeanne DUPONT, 67 ans, vue le 3 mars 2021 à Besançon. Hospitali
           "(CHU Dijon). Tél 06 12 34 56 78. NIR 2 54 03 25 056 123 45. Son fils Paul Dupont, à Dijon.")
 
 
-def spans_of(text: str, marks: Sequence[tuple[str, Label]]) -> list[Span]:
-    """Spans of the marked substrings, each at its first occurrence not overlapping earlier ones."""
-    out: list[Span] = []
-    for sub, label in marks:
-        i = text.index(sub)
-        while any(i < s.end and s.start < i + len(sub) for s in out):
-            i = text.index(sub, i + 1)
-        out.append(Span(i, i + len(sub), label))
-    return out
 
 
 THREAD_SPANS = spans_of(THREAD, [("Durand", Label.PATIENT), ("Dijon", Label.CITY),
@@ -306,3 +298,17 @@ def test_random_mode_keeps_ages_under_90_and_says_so_and_aggregates_older_ones()
     s = spans_of(t, [("67 ans", Label.AGE), ("92 ans", Label.AGE)])
     out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="random", rng=random.Random(1))
     assert out.text == "Patiente de 67 ans, sa mère de 90+ ans." and out.kept_labels == ["AGE"]
+
+
+def test_an_email_surrogate_never_borrows_a_real_name_of_the_note():
+    from deid.surrogates.names import name_lists
+    from deid.temporal.lexicon import fold
+
+    lasts = name_lists()["fr"]["last"][:40]  # a roster: 40 real surnames of the draw pool
+    t = "Équipe : " + ", ".join(f"Dr {n}" for n in lasts) + ". Contact : jean.durand@chu.fr"
+    s = spans_of(t, [*((f"Dr {n}", Label.STAFF) for n in lasts), ("jean.durand@chu.fr", Label.EMAIL)])
+    roster = {fold(n) for n in lasts}
+    for seed in range(150):
+        out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="random", rng=random.Random(seed))
+        local = out.text.rsplit("Contact : ", 1)[1].split("@")[0]
+        assert not roster & {fold(w) for w in local.replace("-", ".").split(".")}, (seed, local)

@@ -31,6 +31,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from privacy_testkit import spans_of
 
 import deid.synth.generator as generator
 from deid.events import DeidNote, ModelInfo, RawNote
@@ -251,14 +252,6 @@ def test_the_reader_counts_what_it_should():
 # ----------------------------------------------------------- hand-written Spanish and English notes
 
 
-def _spans(text: str, marks: list[tuple[str, Label]]) -> list[Span]:
-    out: list[Span] = []
-    for sub, label in marks:
-        i = text.index(sub)
-        while any(i < s.end and s.start < i + len(sub) for s in out):
-            i = text.index(sub, i + 1)
-        out.append(Span(i, i + len(sub), label))
-    return out
 
 
 ES_NOTES = [
@@ -293,7 +286,7 @@ EN_NOTES = [  # month first (en-US)
 def _hand_series(notes: list[tuple[str, list[tuple[str, Label]], date]], n: int, tag: str
                  ) -> list[list[tuple[str, list[Span], date, str]]]:
     """``n`` patients who all have these notes (each patient draws its own surrogates)."""
-    one = [(text, _spans(text, marks), day, f"{tag}-{j}") for j, (text, marks, day) in enumerate(notes)]
+    one = [(text, spans_of(text, marks), day, f"{tag}-{j}") for j, (text, marks, day) in enumerate(notes)]
     return [[(text, spans, day, f"{event}-{p}") for text, spans, day, event in one] for p in range(n)]
 
 
@@ -347,7 +340,7 @@ def test_done_when_repeated_dp_runs_keep_order_age_and_move_the_birth_date(text,
                                                                              true_birth):
     """50 independent dp runs (fresh memo each, like repeated ``deid redact --strategy dp``): every
     run coherent; the birth date released unchanged in at most 5 runs (1 in 10)."""
-    spans = _spans(text, marks)
+    spans = spans_of(text, marks)
     unchanged = 0
     for seed in range(50):
         out = deidentify_text(text, spans, lang, NOTE_DAY, strategy="dp", rng=random.Random(1000 + seed),

@@ -4,27 +4,24 @@ against a real (Tansu) broker and a real redis-server, both started here on free
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import aiohttp
 import orjson
 import pytest
-from worker_testkit import GazetteerDetector, consume, produce, worker_settings
+from worker_testkit import GazetteerDetector, consume, produce, running_worker, worker_settings
 
 from deid.events import DeidNote, RawNote
 from deid.settings import Settings
 from deid.spans import Span
-from deid.store.base import PatientStore
 from deid.store.memory import InMemoryStore
-from worker.main import RULES_ONLY_WARNING, serve
+from worker.main import RULES_ONLY_WARNING
 from worker.samples import sample_notes
 from worker.services.broker import TansuBroker, create_topics
-from worker.stream import StreamWorker
 
 pytestmark = pytest.mark.integration
 
@@ -36,23 +33,6 @@ def own_broker() -> Iterator[TansuBroker]:
         yield b
 
 
-@contextlib.asynccontextmanager
-async def running_worker(settings: Settings, store: PatientStore, detector: object | None = None
-                         ) -> AsyncIterator[tuple[StreamWorker, int]]:
-    started: asyncio.Future[tuple[StreamWorker, int]] = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(serve(settings, store=store, detector=detector or GazetteerDetector(),  # type: ignore[arg-type]
-                                     install_signals=False,
-                                     on_started=lambda w, p: started.set_result((w, p))))
-    either: list[asyncio.Future[Any]] = [task, started]
-    await asyncio.wait(either, timeout=30, return_when=asyncio.FIRST_COMPLETED)
-    if task.done():
-        task.result()
-    worker, port = started.result()
-    try:
-        yield worker, port
-    finally:
-        worker.stop()
-        await asyncio.wait_for(task, 40)
 
 
 async def topics(bootstrap: str, s: Settings, partitions: int = 1) -> None:

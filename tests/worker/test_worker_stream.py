@@ -4,20 +4,18 @@ back-pressure. Detection is a deterministic gazetteer so these tests do not load
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import orjson
 import pytest
-from worker_testkit import GazetteerDetector, consume, produce, worker_settings
+from worker_testkit import GazetteerDetector, consume, produce, running_worker, worker_settings
 
 from deid.events import DeidNote, RawNote
 from deid.settings import Settings
 from deid.spans import Span
-from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
+from deid.store.base import CommitResult, Release, StoreUnavailable
 from deid.store.memory import InMemoryStore
 from worker.main import serve
 from worker.samples import patient_by_id, phi_values, sample_notes
@@ -27,23 +25,6 @@ from worker.stream import TIMINGS_HEADER, StreamWorker
 pytestmark = pytest.mark.integration
 
 
-@contextlib.asynccontextmanager
-async def running_worker(settings: Settings, store: PatientStore, detector: object | None = None
-                         ) -> AsyncIterator[tuple[StreamWorker, int]]:
-    started: asyncio.Future[tuple[StreamWorker, int]] = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(serve(settings, store=store, detector=detector or GazetteerDetector(),  # type: ignore[arg-type]
-                                     install_signals=False,
-                                     on_started=lambda w, p: started.set_result((w, p))))
-    either: list[asyncio.Future[Any]] = [task, started]
-    await asyncio.wait(either, timeout=30, return_when=asyncio.FIRST_COMPLETED)
-    if task.done():
-        task.result()
-    worker, port = started.result()
-    try:
-        yield worker, port
-    finally:
-        worker.stop()
-        await asyncio.wait_for(task, 30)
 
 
 async def topics(broker: TansuBroker, s: Settings, partitions: int = 2) -> None:

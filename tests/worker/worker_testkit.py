@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.structs import ConsumerRecord
@@ -14,7 +16,10 @@ from deid.events import RawNote, encode
 from deid.labels import Label
 from deid.settings import Settings
 from deid.spans import Span
+from deid.store.base import PatientStore
+from worker.main import serve
 from worker.samples import PATIENTS
+from worker.stream import StreamWorker
 
 _DATE = re.compile(r"\b\d{2}/\d{2}/\d{4}\b")
 # Tests pass their own secret: there is no default (issue 19).
@@ -161,3 +166,24 @@ async def consume(bootstrap: str, topic: str, expected: int, timeout_s: float,
                 out.extend(recs)
     finally:
         await consumer.stop()
+
+
+@contextlib.asynccontextmanager
+async def running_worker(settings: Settings, store: PatientStore, detector: object | None = None
+                         ) -> AsyncIterator[tuple[StreamWorker, int]]:
+    """The worker served in this process (no signal handlers) until the block ends; yields it
+    and its HTTP port once it has started."""
+    started: asyncio.Future[tuple[StreamWorker, int]] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(serve(settings, store=store, detector=detector or GazetteerDetector(),  # type: ignore[arg-type]
+                                     install_signals=False,
+                                     on_started=lambda w, p: started.set_result((w, p))))
+    either: list[asyncio.Future[Any]] = [task, started]
+    await asyncio.wait(either, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        task.result()
+    worker, port = started.result()
+    try:
+        yield worker, port
+    finally:
+        worker.stop()
+        await asyncio.wait_for(task, 40)
