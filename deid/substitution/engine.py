@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 
 from deid.events import DeidNote, ModelInfo, PrivacyAccount, RawNote, SubstitutedSpan
@@ -137,12 +138,13 @@ class Substituter:
     def _draw(self, ctx: NoteContext, plan: Mapping[str, list[Item]], memo: dict[str, str],
               cost: Mapping[str, int], eps: Mapping[str, float]) -> list[Release]:
         releases: dict[str, Release] = {}
-        view = dict(memo)
+        drawn: dict[str, str] = {}
+        view = ChainMap(drawn, memo)  # a patient's memo can be large: no copy per note
         for name in DRAW_ORDER:
             for r in self._ops[name].draw(ctx, plan[name], view, eps, cost):
                 if r.key not in view:
                     releases[r.key] = r
-                    view[r.key] = r.surrogate  # later operators see this note's earlier draws
+                    drawn[r.key] = r.surrogate  # later operators see this note's earlier draws
         return list(releases.values())
 
     # ------------------------------------------------------------------------------- render
