@@ -52,6 +52,26 @@ def _load_script(name: str) -> str:
     return resources.files("deid.store").joinpath("lua", name).read_text(encoding="utf-8")
 
 
+def _closed_under_the_call(exc: BaseException) -> bool:
+    """A connection closed by another task while this call used it: redis-py's cluster client
+    disconnects every node's connections when it refreshes the topology after one command's
+    timeout, and a concurrent command on one of them then fails inside redis-py's connection code
+    with ``AttributeError``/``TypeError`` on the ``None`` stream (seen here under load with 3
+    processes x 8 concurrent calls; redis-py 8.1, issue redis/redis-py#3546). Only errors raised
+    from redis-py's own asyncio connection module qualify, so a bug of ours is never retried."""
+    if not isinstance(exc, AttributeError | TypeError):
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    return tb.tb_frame.f_code.co_filename.replace("\\", "/").endswith(_REDIS_CONNECTION_MODULE)
+
+
+_REDIS_CONNECTION_MODULE = "redis/asyncio/connection.py"
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, rexc.AuthenticationError | rexc.AuthorizationError):
         return False  # wrong credentials do not fix themselves
@@ -146,6 +166,10 @@ class RedisPatientStore(PatientStore):
                 return await call()
             except (rexc.AuthenticationError, rexc.AuthorizationError) as exc:
                 raise StoreUnavailable(f"Redis refused the credentials during {op}") from exc
+            except (AttributeError, TypeError) as exc:
+                if not _closed_under_the_call(exc):
+                    raise
+                last = "ConnectionClosed"
             except (rexc.RedisError, OSError) as exc:
                 if not _retryable(exc):  # ACL denial, wrong key type...: waiting will not help
                     raise StoreUnavailable(f"Redis refused {op} ({type(exc).__name__})") from exc

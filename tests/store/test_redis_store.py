@@ -315,3 +315,41 @@ async def test_the_documented_least_privilege_acl_is_enough(
     assert sleeps == []
     await denied.close()
     await redis_client.execute_command("ACL", "DELUSER", "deid-worker")
+
+
+class _ClosedOnce:
+    """A client whose first HMGET meets a connection another task closed (redis-py's own
+    connection code raising on the ``None`` stream), then answers from fakeredis."""
+
+    def __init__(self, inner: object, error_from_redis: bool) -> None:
+        self.inner, self.calls, self.error_from_redis = inner, 0, error_from_redis
+
+    def register_script(self, script: str) -> object:
+        return self.inner.register_script(script)  # type: ignore[attr-defined]
+
+    async def hmget(self, *args: object) -> object:
+        self.calls += 1
+        if self.calls == 1:
+            if self.error_from_redis:
+                from redis.asyncio.connection import Connection
+
+                conn = Connection()
+                conn._writer = None  # what a topology refresh leaves behind
+                await conn._send_packed_command([b"PING"])
+            raise AttributeError("a bug of ours")
+        return await self.inner.hmget(*args)  # type: ignore[attr-defined]
+
+
+async def test_a_connection_closed_under_a_call_by_redis_py_is_retried() -> None:
+    client = _ClosedOnce(fakeredis.FakeAsyncRedis(decode_responses=True), error_from_redis=True)
+    store = fast_store(client)  # type: ignore[arg-type]
+    assert await store.lookup(P, [hx("v", 1)]) == {}
+    assert client.calls == 2
+
+
+async def test_an_attribute_error_of_our_own_is_not_mistaken_for_a_closed_connection() -> None:
+    client = _ClosedOnce(fakeredis.FakeAsyncRedis(decode_responses=True), error_from_redis=False)
+    store = fast_store(client)  # type: ignore[arg-type]
+    with pytest.raises(AttributeError):
+        await store.lookup(P, [hx("v", 1)])
+    assert client.calls == 1
