@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from deid.concepts import Concept
 from deid.spans import Span
 
 
@@ -30,3 +31,13 @@ class Detector(Protocol):
     def model_version(self) -> str: ...
 
     def detect(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]: ...
+
+
+class ConceptTagger(Protocol):
+    """Concept extraction over a batch (``deid.concepts``): texts in, concept mentions out, with
+    offsets into each text."""
+
+    @property
+    def model_version(self) -> str: ...
+
+    def tag(self, texts: Sequence[str]) -> list[list[Concept]]: ...
