@@ -60,7 +60,7 @@ def _sentence(path: Path, rows: list[tuple[str, str, int]]) -> Sentence:
         pos += len(token) + 1
     concepts: list[Concept] = []
     cur: tuple[int, int, str] | None = None
-    for (token, tag, _n), (a, b) in zip(rows, offsets, strict=True):
+    for (_token, tag, _n), (a, b) in zip(rows, offsets, strict=True):
         # an I- that does not continue an entity of its type starts one (conlleval's reading)
         if tag == "O" or tag.startswith("B-") or cur is None or cur[2] != tag[2:]:
             if cur is not None:

@@ -1,0 +1,112 @@
+"""The concept tagger: texts in, concept mentions out (offsets into each text).
+
+Runs on torch: the shared encoder (the de-identification model) once, then the concept branch.
+Texts go through the same word splitting, windows and length-packed batches as de-identification
+(``deid.ner.infer``); a word takes its first subword's tag and an entity breaks at a B- or an O.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from deid.concepts import Concept
+from deid.concepts.model import CONFIG_KEY, BranchSpec, load_branch, shared_forward
+from deid.ner.encode import EncodedText
+from deid.ner.infer import InferenceConfig, TokenPreds, token_predictions
+
+
+class ConceptsUnavailable(ValueError):
+    """The model directory has no concept head."""
+
+
+def load_concept_tagger(path: Path | None = None, *, threads: int | None = None) -> ConceptTagger:
+    """The concept tagger of the model at ``path`` (default: the shipped model)."""
+    from deid.ner import DEFAULT_MODEL_DIR
+
+    path = Path(path) if path is not None else DEFAULT_MODEL_DIR
+    cfg_file = path / "config.json"
+    if not cfg_file.is_file():
+        raise ConceptsUnavailable(f"{path}: not a model directory (no config.json)")
+    cfg = json.loads(cfg_file.read_text())
+    if CONFIG_KEY not in cfg:
+        raise ConceptsUnavailable(f"{path}: this model has no concept head")
+    import torch
+    from safetensors.torch import load_file
+
+    from deid.ner.model import load_token_classifier
+
+    if threads:
+        torch.set_num_threads(threads)
+    spec = BranchSpec.from_json(cfg[CONFIG_KEY])
+    base, tokenizer = load_token_classifier(path)
+    every = load_file(str(path / "model.safetensors"))
+    tensors = {k: v for k, v in every.items() if k.startswith("concepts.")}
+    branch = load_branch(base, spec, tensors)
+    version = str(cfg.get("deid_model_version") or path.name)
+    return ConceptTagger(base, branch, tokenizer, spec, version=version)
+
+
+class ConceptTagger:
+    """``deid.protocols.ConceptTagger`` on the shared encoder plus the concept branch."""
+
+    def __init__(self, base: Any, branch: Any, tokenizer: Any, spec: BranchSpec, *, version: str,
+                 config: InferenceConfig | None = None) -> None:
+        self._base, self._branch, self._tokenizer, self.spec = base, branch, tokenizer, spec
+        self._version = version
+        self._config = config or InferenceConfig()
+        self._lock = threading.Lock()
+
+    @property
+    def model_version(self) -> str:
+        return self._version
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.inference_mode():
+            ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
+            hidden, probs = shared_forward(self._base, ids_t, mask_t, self.spec.from_layer)
+            logits = self._branch(hidden, mask_t, probs if self.spec.stacked else None)
+            return np.asarray(torch.softmax(logits.float(), dim=-1).numpy())
+
+    def tag(self, texts: Sequence[str]) -> list[list[Concept]]:
+        if not texts:
+            return []
+        with self._lock:
+            encoded, preds = token_predictions(self._forward, self._tokenizer, texts, self._config, 0)
+        return [decode(enc, pr, self.spec.tags) for enc, pr in zip(encoded, preds, strict=True)]
+
+
+def decode(enc: EncodedText, pred: TokenPreds, tags: Sequence[str]) -> list[Concept]:
+    """Word tags (first subword, most probable tag) to mentions: an entity breaks only at a B- or
+    an O and takes the majority type of its words, its score the lowest of its words'."""
+    word_tag = ["O"] * len(enc.words)
+    word_p = [1.0] * len(enc.words)
+    for k, (is_first, w) in enumerate(zip(enc.first, enc.word_of, strict=True)):
+        if is_first and pred.p_tag[k] > pred.p_o[k]:
+            word_tag[w] = tags[int(pred.tag[k])]
+            word_p[w] = float(pred.p_tag[k])
+    out: list[Concept] = []
+    cur: list[int] = []
+
+    def flush() -> None:
+        if cur:
+            kind = Counter(word_tag[i][2:] for i in cur).most_common(1)[0][0]
+            out.append(Concept(enc.words[cur[0]].start, enc.words[cur[-1]].end, kind,
+                               min(word_p[i] for i in cur)))
+            cur.clear()
+
+    for i, t in enumerate(word_tag):
+        if t == "O" or t.startswith("B-"):
+            flush()
+        if t != "O":
+            cur.append(i)
+    flush()
+    return out

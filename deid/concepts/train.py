@@ -1,0 +1,306 @@
+"""Train the concept branch on a CoNLL corpus (PharmaCoNER): ``python -m deid.concepts.train``.
+
+The shared part (embeddings and lower layers of the de-identification model, frozen) is run once
+over every sentence and its outputs cached; epochs then train only the branch's layers and head
+on the cache. An internal held-out split is carved from the training file (blocks of 50
+sentences, every tenth block: ``heldout_block``), frozen and never read for any choice; the
+checkpoint is chosen on dev, and dev and held-out are both reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import random
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from deid.concepts import CONCEPT_TYPES, Concept
+from deid.concepts.conll import Sentence, read_conll
+from deid.concepts.model import CONFIG_KEY, BranchSpec, branch_state, new_branch, shared_forward
+from deid.ner.encode import IGNORE, EncodedText, encode_texts, special_ids
+from deid.ner.infer import TokenPreds
+
+log = logging.getLogger("deid.concepts.train")
+
+TAGS = ("O", *(f"{p}-{t}" for t in CONCEPT_TYPES for p in ("B", "I")))
+BLOCK, HELDOUT_EVERY, HELDOUT_BLOCK = 50, 10, 3
+MAX_CONTENT = 254
+
+
+def is_heldout(index: int) -> bool:
+    """Sentence ``index`` of the training file belongs to the frozen internal held-out split."""
+    return (index // BLOCK) % HELDOUT_EVERY == HELDOUT_BLOCK
+
+
+@dataclass
+class Cached:
+    sentence: Sentence
+    enc: EncodedText
+    labels: np.ndarray  # per content token (IGNORE off first subwords)
+    hidden: Any  # torch fp16 (length + 2, hidden)
+    probs: Any  # torch fp16 (length + 2, n_deid_tags)
+
+
+def word_labels(enc: EncodedText, concepts: Sequence[Concept]) -> np.ndarray:
+    tags = ["O"] * len(enc.words)
+    for c in concepts:
+        first = True
+        for i, w in enumerate(enc.words):
+            if w.start >= c.start and w.end <= c.end:
+                tags[i] = ("B-" if first else "I-") + c.type
+                first = False
+    tag_id = {t: i for i, t in enumerate(TAGS)}
+    return np.array([tag_id[tags[w]] if f else IGNORE for w, f in zip(enc.word_of, enc.first, strict=True)],
+                    dtype=np.int64)
+
+
+def cache(base: Any, tokenizer: Any, sentences: Sequence[Sentence], from_layer: int,
+          budget: int = 8192) -> list[Cached]:
+    import torch
+
+    encoded = encode_texts(tokenizer, [s.text for s in sentences])
+    cls, sep, pad = special_ids(tokenizer)
+    out: list[Cached | None] = [None] * len(sentences)
+    order = sorted(range(len(sentences)), key=lambda i: len(encoded[i].ids))
+    batch: list[int] = []
+    done = 0
+    started = time.perf_counter()
+
+    def run(batch: list[int]) -> None:
+        lens = [min(len(encoded[i].ids), MAX_CONTENT) for i in batch]
+        maxlen = max(lens) + 2
+        ids = np.full((len(batch), maxlen), pad, dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for r, (i, n) in enumerate(zip(batch, lens, strict=True)):
+            ids[r, 0], ids[r, 1 : n + 1], ids[r, n + 1] = cls, encoded[i].ids[:n], sep
+            mask[r, : n + 2] = 1
+        with torch.inference_mode():
+            hidden, probs = shared_forward(base, torch.from_numpy(ids), torch.from_numpy(mask), from_layer)
+        for r, (i, n) in enumerate(zip(batch, lens, strict=True)):
+            labels = word_labels(encoded[i], sentences[i].concepts)[:n]
+            out[i] = Cached(sentences[i], encoded[i], labels, hidden[r, : n + 2].half().clone(),
+                            probs[r, : n + 2].half().clone())
+
+    for i in order:
+        n = min(len(encoded[i].ids), MAX_CONTENT) + 2
+        if batch and n * (len(batch) + 1) > budget:
+            run(batch)
+            done += len(batch)
+            batch = []
+            if done % 1000 < 64:
+                log.info("cached %d/%d sentences (%.0f s)", done, len(sentences),
+                         time.perf_counter() - started)
+        batch.append(i)
+    if batch:
+        run(batch)
+    return [c for c in out if c is not None]
+
+
+def pad_batch(items: Sequence[Cached], with_labels: bool = True) -> tuple[Any, Any, Any, Any]:
+    import torch
+
+    maxlen = max(c.hidden.shape[0] for c in items)
+    h = torch.zeros(len(items), maxlen, items[0].hidden.shape[1])
+    p = torch.zeros(len(items), maxlen, items[0].probs.shape[1])
+    mask = torch.zeros(len(items), maxlen, dtype=torch.long)
+    labels = torch.full((len(items), maxlen), IGNORE, dtype=torch.long)
+    for r, c in enumerate(items):
+        n = c.hidden.shape[0]
+        h[r, :n], p[r, :n], mask[r, :n] = c.hidden.float(), c.probs.float(), 1
+        if with_labels:
+            labels[r, 1 : n - 1] = torch.from_numpy(c.labels)
+    return h, p, mask, labels
+
+
+def batches(items: Sequence[Cached], budget: int, rng: random.Random | None) -> list[list[int]]:
+    idx = sorted(range(len(items)), key=lambda i: items[i].hidden.shape[0])
+    out: list[list[int]] = []
+    cur: list[int] = []
+    for i in idx:
+        n = items[i].hidden.shape[0]
+        if cur and n * (len(cur) + 1) > budget:
+            out.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        out.append(cur)
+    if rng is not None:
+        rng.shuffle(out)
+    return out
+
+
+def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, float]:
+    """Strict micro P/R/F1 (exact offsets and type) over ``items``."""
+    import torch
+
+    from deid.concepts.tagger import decode
+
+    branch.eval()
+    tp = n_pred = n_gold = 0
+    with torch.inference_mode():
+        for b in batches(items, 16384, None):
+            h, p, mask, _ = pad_batch([items[i] for i in b], with_labels=False)
+            probs = torch.softmax(branch(h, mask, p if stacked else None), -1).numpy()
+            for r, i in enumerate(b):
+                c = items[i]
+                n = c.hidden.shape[0] - 2
+                pr = probs[r, 1 : n + 1]
+                phi = pr.copy()
+                phi[:, 0] = -1
+                tag = phi.argmax(-1)
+                preds = TokenPreds(tag, np.take_along_axis(phi, tag[:, None], -1)[:, 0], pr[:, 0])
+                enc = c.enc
+                if len(enc.ids) > n:  # a truncated sentence: score only what was read
+                    enc = EncodedText(enc.words, enc.ids[:n], enc.word_of[:n], enc.first[:n])
+                got = {(x.start, x.end, x.type) for x in decode(enc, preds, TAGS)}
+                gold = {(x.start, x.end, x.type) for x in c.sentence.concepts}
+                tp += len(got & gold)
+                n_pred += len(got)
+                n_gold += len(gold)
+    prec = tp / n_pred if n_pred else 0.0
+    rec = tp / n_gold if n_gold else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return {"p": round(prec, 4), "r": round(rec, 4), "f1": round(f1, 4), "gold": n_gold, "pred": n_pred}
+
+
+def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,
+                  from_layer: int, stacked: bool, epochs: int, lr: float, budget: int, seed: int,
+                  out_dir: Path) -> tuple[Any, dict[str, Any]]:
+    import torch
+
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    spec = BranchSpec(from_layer, TAGS, stacked, int(base.config.num_labels))
+    branch = new_branch(base, spec)
+    head = list(branch.classifier.parameters())
+    body = [p for n, p in branch.named_parameters() if not n.startswith("classifier.")]
+    opt = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": lr * 10}], weight_decay=0.01)
+    per_epoch = len(batches(train, budget, None))
+    total, warmup = per_epoch * epochs, max(1, per_epoch // 10)
+
+    def factor(step: int) -> float:
+        return (step + 1) / warmup if step < warmup else max(0.0, (total - step) / max(1, total - warmup))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
+    best: dict[str, Any] = {"dev": {"f1": -1.0}}
+    step = 0
+    started = time.perf_counter()
+    name = f"{'stacked' if stacked else 'branch'}-L{from_layer}"
+    for epoch in range(epochs):
+        for b in batches(train, budget, rng):
+            branch.train()
+            h, p, mask, labels = pad_batch([train[i] for i in b])
+            logits = branch(h, mask, p if stacked else None)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, len(TAGS)), labels.reshape(-1),
+                                                     ignore_index=IGNORE)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(branch.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            step += 1
+            if step % 20 == 0:
+                log.info("%s epoch %d step %d/%d loss %.4f (%.0f s)", name, epoch, step, total, loss.item(),
+                         time.perf_counter() - started)
+        dev_scores = evaluate(branch, dev, stacked)
+        log.info("%s epoch %d dev %s (%.0f s)", name, epoch, dev_scores, time.perf_counter() - started)
+        if dev_scores["f1"] > best["dev"]["f1"]:
+            best = {"variant": name, "epoch": epoch, "step": step, "dev": dev_scores,
+                    "state": branch_state(branch)}
+    # the held-out split is read once, for the checkpoint dev chose
+    chosen = new_branch(base, spec)
+    chosen.load_state_dict({k[len("concepts."):]: v.float() for k, v in best["state"].items()})
+    best["heldout"] = evaluate(chosen, heldout, stacked)
+    best["minutes"] = round((time.perf_counter() - started) / 60, 1)
+    best["spec"] = spec
+    log.info("%s chosen epoch %d dev %s heldout %s", name, best["epoch"], best["dev"], best["heldout"])
+    (out_dir / f"{name}.json").write_text(json.dumps({k: v for k, v in best.items()
+                                                      if k not in ("state", "spec")}, indent=2))
+    return chosen, best
+
+
+def write_model(model_dir: Path, out: Path, best: dict[str, Any]) -> None:
+    """``model_dir`` copied to ``out`` with the branch added to its one model file."""
+    from dataclasses import replace
+
+    from safetensors.torch import load_file, save_file
+
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(model_dir, out)
+    tensors = {k: v for k, v in load_file(str(model_dir / "model.safetensors")).items()
+               if not k.startswith("concepts.")}
+    tensors.update(best["state"])
+    save_file(tensors, str(out / "model.safetensors"))
+    (out / "model.safetensors").chmod(0o644)
+    cfg = json.loads((model_dir / "config.json").read_text())
+    scores = {k: best[k] for k in ("dev", "heldout", "variant", "epoch")}
+    cfg[CONFIG_KEY] = replace(best["spec"], scores=scores).to_json()
+    (out / "config.json").write_text(json.dumps(cfg, indent=2))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--train", type=Path, required=True)
+    ap.add_argument("--dev", type=Path, required=True)
+    ap.add_argument("--model", type=Path, default=None, help="de-identification model (default: shipped)")
+    ap.add_argument("--out", type=Path, required=True, help="run directory (log, scores, model)")
+    ap.add_argument("--from-layer", type=int, default=6)
+    ap.add_argument("--variants", default="stacked,branch")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--budget", type=int, default=2048, help="padded tokens per training batch")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=0, help="first N training sentences only (smoke runs)")
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(filename=args.out / "train.log", level=logging.INFO,
+                        format="%(asctime)s %(message)s")
+    import torch
+
+    from deid.ner import DEFAULT_MODEL_DIR
+    from deid.ner.model import load_token_classifier
+
+    torch.set_num_threads(args.threads)
+    model_dir = args.model or DEFAULT_MODEL_DIR
+    base, tokenizer = load_token_classifier(model_dir)
+    for prm in base.parameters():
+        prm.requires_grad_(False)
+    every = read_conll(args.train)
+    if args.limit:
+        every = every[: args.limit]
+    train_s = [s for i, s in enumerate(every) if not is_heldout(i)]
+    held_s = [s for i, s in enumerate(every) if is_heldout(i)]
+    dev_s = read_conll(args.dev)
+    log.info("sentences: train %d, internal held-out %d, dev %d", len(train_s), len(held_s), len(dev_s))
+    train = cache(base, tokenizer, train_s, args.from_layer)
+    held = cache(base, tokenizer, held_s, args.from_layer)
+    dev = cache(base, tokenizer, dev_s, args.from_layer)
+    results = []
+    for variant in args.variants.split(","):
+        _, best = train_variant(base, train, dev, held, from_layer=args.from_layer,
+                                stacked=variant == "stacked", epochs=args.epochs, lr=args.lr,
+                                budget=args.budget, seed=args.seed, out_dir=args.out)
+        results.append(best)
+        write_model(model_dir, args.out / f"model-{best['variant']}", best)
+    winner = max(results, key=lambda b: b["dev"]["f1"])
+    log.info("winner on dev: %s", winner["variant"])
+    summary = [{k: v for k, v in b.items() if k not in ("state", "spec")} for b in results]
+    report = {"winner": winner["variant"], "runs": summary}
+    (args.out / "summary.json").write_text(json.dumps(report, indent=2))
+    if not math.isfinite(winner["dev"]["f1"]):
+        raise SystemExit("training diverged")
+
+
+if __name__ == "__main__":
+    main()
