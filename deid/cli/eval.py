@@ -1,4 +1,5 @@
-"""``deid eval PATH``: score the detector against a gold corpus and print the figures."""
+"""``deid eval PATH``: score the detector against a gold corpus and print the figures;
+``deid eval --task concepts FILE.conll``: score the concept tagger (``deid.concepts``) instead."""
 
 from __future__ import annotations
 
@@ -15,29 +16,50 @@ from deid.labels import Label
 if TYPE_CHECKING:
     from deid.detect import Detector
     from deid.eval import EvalReport
+    from deid.eval.concepts import ConceptReport
+    from deid.protocols import ConceptTagger
     from deid.spans import Document
 
 FORMATS = ("brat", "eds-jsonl", "eds-templates", "echr-tsv")
 LANGUAGES = ("fr", "es", "en")
+TASKS = ("deid", "concepts")
+# options of the de-identification task only (default None or False): an error with --task concepts
+_DEID_ONLY = {"format": "--format", "lang": "--lang", "rules_only": "--rules-only", "labels": "--labels",
+              "scheme": "--scheme", "convention": "--convention", "backend": "--backend",
+              "min_phi_prob": "--min-phi-prob"}
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "eval",
-        help="score the detector against an annotated corpus",
-        description="Run the detector over a gold corpus (BRAT folder, eds-pseudo jsonl or templates, "
-        "ECHR TSV) and print precision, recall and F1 per label and micro-averaged (strict: exact span "
-        "and label; relaxed: overlap, any label), strict per coarse category, token-level binary PHI "
-        "F1 (i2b2) and the share of documents with every PHI character detected.",
+        help="score the detector (or, with --task concepts, the concept tagger) against an annotated corpus",
+        description="--task deid (the default): run the PHI detector over a gold corpus (BRAT folder, "
+        "eds-pseudo jsonl or templates, ECHR TSV) and print precision, recall and F1 per label and "
+        "micro-averaged (strict: exact span and label; relaxed: overlap, any label), strict per coarse "
+        "category, token-level binary PHI F1 (i2b2) and the share of documents with every PHI character "
+        "detected. --task concepts: run the concept tagger (drug, chemical and protein mentions, the "
+        "model's concept head) over a CoNLL file (token TAB BIO tag, a blank line between sentences) and "
+        "print strict micro precision, recall and F1 per concept type and overall (exact offsets and "
+        "type, as conlleval), and the relaxed figure (overlap, any type); only --model, --limit, "
+        "--batch-size, --json and --output apply.",
     )
-    p.add_argument("path", type=Path, help="corpus file or BRAT directory")
+    p.add_argument("path", type=Path, help="corpus file or BRAT directory (--task concepts: a CoNLL file)")
+    p.add_argument(
+        "--task",
+        choices=TASKS,
+        default="deid",
+        help="what to score: deid, PHI detection against a de-identification corpus (default); "
+        "concepts, concept extraction against a CoNLL file",
+    )
     p.add_argument("--format", choices=FORMATS, help="corpus format (default: detected from PATH)")
     p.add_argument("--lang", choices=LANGUAGES, help="language of the documents (default: the format's)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     p.add_argument("--output", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--rules-only", action="store_true", help="evaluate the rule recognizers alone")
-    p.add_argument("--model", type=Path, metavar="DIR", help="token-classification model directory")
-    p.add_argument("--limit", type=_positive_int, metavar="N", help="evaluate the first N documents only")
+    p.add_argument("--model", type=Path, metavar="DIR", help="token-classification model directory "
+                   "(default: the shipped model)")
+    p.add_argument("--limit", type=_positive_int, metavar="N",
+                   help="evaluate the first N documents (--task concepts: sentences) only")
     p.add_argument(
         "--labels",
         nargs="+",
@@ -62,7 +84,8 @@ def register(subparsers: Any) -> None:
         "titles alone and punctuation-only spans dropped; whole French addresses split into street, "
         "postcode and city; eds-pseudo first and last names joined into one span",
     )
-    p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N", help="documents per batch")
+    p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N",
+                   help="documents (--task concepts: sentences) per batch")
     from deid.cli._detector import add_model_options
 
     add_model_options(p)
@@ -79,6 +102,8 @@ def build_detector(args: argparse.Namespace) -> Detector:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "task", "deid") == "concepts":
+        return run_concepts(args)
     from deid.eval import Evaluator, RunInfo
 
     labels = _parse_labels(args.labels)
@@ -132,6 +157,71 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def build_concept_tagger(model: Path | None) -> ConceptTagger:
+    """The concept tagger ``deid eval --task concepts`` measures: the concept head of the model at
+    ``model`` (the shipped model when None); a model without one is a one-line ``CliError``."""
+    try:
+        from deid.concepts.tagger import ConceptsUnavailable, load_concept_tagger
+    except ImportError:
+        raise CliError("concept extraction is not available in this installation") from None
+    if model is not None and not model.is_dir():
+        raise CliError(f"no model at {model} (no such directory)")
+    try:
+        return load_concept_tagger(model)
+    except ConceptsUnavailable as exc:
+        raise CliError(str(exc).splitlines()[0] if str(exc) else "the model has no concept head") from None
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        where = model if model is not None else "the shipped model"
+        raise CliError(f"cannot load the concept tagger of {where}: {type(exc).__name__}") from None
+
+
+def run_concepts(args: argparse.Namespace) -> int:
+    """``--task concepts``: strict micro P/R/F1 per concept type of the tagger on a CoNLL file."""
+    from deid.concepts.conll import ConllError, read_conll
+    from deid.eval.concepts import ConceptEvaluator, ConceptRunInfo
+
+    given = [flag for dest, flag in _DEID_ONLY.items() if getattr(args, dest, None) not in (None, False)]
+    if given:
+        raise CliError(f"{given[0]} applies to --task deid only, not to --task concepts")
+    if args.output is not None and not args.output.parent.is_dir():
+        raise CliError(f"{args.output}: cannot write report (no such directory)")
+    path: Path = args.path
+    if not path.exists():
+        raise CliError(f"{path}: no such file or directory")
+    if not path.is_file():
+        raise CliError(f"{path}: not a CoNLL file")
+    try:
+        sentences = read_conll(path)
+    except ConllError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read corpus ({exc.strerror or type(exc).__name__})") from None
+    if args.limit is not None:
+        sentences = sentences[: args.limit]
+    tagger = build_concept_tagger(args.model)
+
+    evaluator = ConceptEvaluator()
+    progress = _Progress(len(sentences), sys.stderr, unit="sentences")
+    tag_s = 0.0
+    for i in range(0, len(sentences), args.batch_size):
+        batch = sentences[i : i + args.batch_size]
+        started = time.perf_counter()
+        predicted = tagger.tag([s.text for s in batch])
+        tag_s += time.perf_counter() - started
+        if len(predicted) != len(batch):
+            raise RuntimeError("concept tagger returned a different number of results than sentences")
+        for sentence, concepts in zip(batch, predicted, strict=True):
+            evaluator.add(sentence.concepts, concepts)
+        progress.update(i + len(batch))
+    progress.close()
+    report = evaluator.report().with_run(
+        ConceptRunInfo(corpus=str(path), n_sentences=len(sentences), tagger_version=tagger.model_version,
+                       seconds=tag_s)
+    )
+    _write(report, args.json, args.output)
+    return 0
+
+
 def _read(
     path: Path, fmt: str | None, language: str | None, convention: bool = False
 ) -> tuple[list[Document], str]:
@@ -166,7 +256,7 @@ def _parse_labels(values: Sequence[str] | None) -> frozenset[Label] | None:
     return frozenset(Label(n) for n in names)
 
 
-def _write(report: EvalReport, as_json: bool, output: Path | None) -> None:
+def _write(report: EvalReport | ConceptReport, as_json: bool, output: Path | None) -> None:
     text = report.to_json() + "\n" if as_json else report.to_table()
     if output is None:
         sys.stdout.write(text)
@@ -191,8 +281,9 @@ class _Progress:
     """Documents done / total and throughput on stderr: one rewritten line on a terminal, a line
     every few seconds otherwise (a log file should not fill with carriage returns)."""
 
-    def __init__(self, total: int, stream: TextIO, every_s: float = 5.0) -> None:
+    def __init__(self, total: int, stream: TextIO, every_s: float = 5.0, unit: str = "documents") -> None:
         self.total = total
+        self.unit = unit
         self.stream = stream
         self.tty = stream.isatty()
         self.every_s = every_s
@@ -218,4 +309,5 @@ class _Progress:
     def _line(self, now: float) -> str:
         elapsed = now - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        return f"deid eval: {self.done}/{self.total} documents, {rate:.1f} docs/s"
+        per = "docs" if self.unit == "documents" else self.unit
+        return f"deid eval: {self.done}/{self.total} {self.unit}, {rate:.1f} {per}/s"
