@@ -57,6 +57,12 @@ def register(sub: Any) -> None:
     p.add_argument("--device", default="auto")
     p.add_argument("--no-resume", action="store_true")
     p.add_argument(
+        "--include-heldout",
+        action="store_true",
+        help="also train on the documents of the frozen internal held-out lists (deid/eval/heldout); "
+        "by default they are left out, and held-out figures of a model trained with this flag mean nothing",
+    )
+    p.add_argument(
         "--export",
         metavar="CHECKPOINT",
         help="instead of training: write CHECKPOINT in compact fp16 form to --out",
@@ -111,6 +117,16 @@ def run(args: argparse.Namespace) -> int:
             )
     except CorpusFormatError as exc:
         raise CliError(str(exc)) from exc
+    if not args.include_heldout:
+        import sys
+
+        from deid.eval.heldout import leave_out
+
+        docs, left_out = leave_out(docs)
+        for part in dev.values():
+            if len(leave_out(part)[0]) != len(part):
+                raise CliError("a --dev corpus holds held-out documents: choose checkpoints on dev only")
+        print(f"left out {left_out} held-out documents (deid/eval/heldout)", file=sys.stderr)
     if args.synth:
         from deid.synth import generate_notes
 

@@ -43,3 +43,49 @@ def test_meddocan_train_splits_into_the_listed_fifth() -> None:
     assert (len(rest), len(held)) == (400, 100)
     assert all(is_heldout("meddocan-train", d) for d in held)
     assert not any(is_heldout("meddocan-train", d) for d in rest)
+
+
+def test_leave_out_drops_listed_documents_by_id_and_text_wherever_they_come_from() -> None:
+    from deid.eval.heldout import leave_out, name
+
+    held = Document("S1", "texte tenu à part", "es")
+    same_id_other_text = Document("S1", "autre texte", "es")
+    docs = [held, same_id_other_text, Document("S2", "libre", "es")]
+    kept, n = leave_out(docs, frozenset({name(held)}))
+    assert n == 1 and kept == docs[1:]
+
+
+def test_every_list_counts_in_what_training_leaves_out() -> None:
+    from deid.eval.heldout import every_listed
+
+    union = every_listed()
+    for key in [*SOURCES, *UNSEEN]:
+        assert listed(key) <= union
+
+
+def _brat(folder: Path, docs: dict[str, str]) -> Path:
+    folder.mkdir(parents=True)
+    for doc_id, text in docs.items():
+        (folder / f"{doc_id}.txt").write_text(text, encoding="utf-8")
+        (folder / f"{doc_id}.ann").write_text("", encoding="utf-8")
+    return folder
+
+
+def test_deid_train_leaves_held_out_documents_out_unless_told(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import deid.eval.heldout as heldout
+    import deid.ner.train as ner_train
+    from deid.cli import main
+    from deid.corpora import read_corpus
+
+    corpus = _brat(tmp_path / "train", {"a": "Paciente Juan.", "b": "Paciente Ana."})
+    held = next(d for d in read_corpus(corpus) if d.doc_id == "b")
+    monkeypatch.setattr(heldout, "every_listed", lambda: frozenset({heldout.name(held)}))
+    seen: list[list[str]] = []
+    monkeypatch.setattr(ner_train, "train", lambda cfg, docs, dev, resume: seen.append(
+        sorted(d.doc_id for d in docs)) or "ckpt")
+    assert main(["train", "--corpus", str(corpus), "--out", str(tmp_path / "run")]) == 0
+    assert main(["train", "--corpus", str(corpus), "--out", str(tmp_path / "run"), "--include-heldout"]) == 0
+    assert seen == [["a"], ["a", "b"]]
+    # and checkpoints are never chosen on a held-out document
+    assert main(["train", "--corpus", str(corpus), "--dev", str(corpus), "--out", str(tmp_path / "run")]) == 2

@@ -99,6 +99,21 @@ def is_heldout(key: str, doc: Document) -> bool:
     return name(doc) in listed(key)
 
 
+def every_listed() -> frozenset[tuple[str, str]]:
+    """The documents of every frozen held-out list (seen and unseen corpora alike)."""
+    keys = [*SOURCES, *UNSEEN]
+    return frozenset().union(*(listed(k) for k in keys))
+
+
+def leave_out(docs: Sequence[Document],
+              names: frozenset[tuple[str, str]] | None = None) -> tuple[list[Document], int]:
+    """``docs`` without any document of a held-out list (matched by id and text, so a copy or a
+    renamed file is caught too), and how many were left out: what training must read."""
+    names = every_listed() if names is None else names
+    kept = [d for d in docs if name(d) not in names]
+    return kept, len(docs) - len(kept)
+
+
 def split(key: str, docs: Sequence[Document]) -> tuple[list[Document], list[Document]]:
     """``docs`` (one whole corpus file) as (development part, held-out part); refuses a corpus
     whose held-out documents are not exactly the listed ones, text included."""
