@@ -357,3 +357,30 @@ def test_an_installation_without_the_tagger_is_a_one_line_error(
     monkeypatch.setitem(sys.modules, "deid.concepts.tagger", None)  # import raises ImportError
     assert main(["eval", "--task", "concepts", str(conll)]) == 2
     assert "concept extraction is not available" in one_line_error(capsys)
+
+
+def _shipped_concept_head() -> bool:
+    from deid.concepts.model import CONFIG_KEY
+    from deid.ner import DEFAULT_MODEL_DIR
+
+    config = DEFAULT_MODEL_DIR / "config.json"
+    return config.is_file() and CONFIG_KEY in json.loads(config.read_text(encoding="utf-8"))
+
+
+SAMPLE = Path(__file__).parent / "data" / "pharmaconer-dev-sample.conll"
+
+
+@pytest.mark.skipif(not _shipped_concept_head(), reason="the shipped model has no concept head")
+def test_the_shipped_tagger_on_held_out_pharmaconer_sentences(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real tagger (deid/models/default), through the command, on the first 40 sentences of a
+    PharmaCoNER dev sample (58 mentions; the head is trained on the train split only)."""
+    out = tmp_path / "report.json"
+    argv = ["eval", "--task", "concepts", str(SAMPLE), "--limit", "40", "--json", "--output", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["run"]["n_sentences"] == 40
+    micro = data["strict"]["micro"]
+    assert micro["n_gold"] == 58
+    assert micro["f1"] > 0.5, micro
