@@ -57,6 +57,14 @@ def register(sub: Any) -> None:
     p.add_argument("--device", default="auto")
     p.add_argument("--no-resume", action="store_true")
     p.add_argument(
+        "--keep-layers",
+        metavar="I,J,...",
+        help="train a smaller student: keep only these encoder layers of --init (e.g. 2,5,8,11)",
+    )
+    p.add_argument("--teacher", metavar="DIR", default="",
+                   help="distil from this model's token distributions as well as from the gold tags")
+    p.add_argument("--kd-weight", type=float, default=0.5, help="share of the distillation loss (0..1)")
+    p.add_argument(
         "--include-heldout",
         action="store_true",
         help="also train on the documents of the frozen internal held-out lists (deid/eval/heldout); "
@@ -131,12 +139,25 @@ def run(args: argparse.Namespace) -> int:
         from deid.synth import generate_notes
 
         docs.extend(generate_notes(args.synth, seed=args.seed, language="fr"))
+    layers: list[int] = []
+    if args.keep_layers:
+        try:
+            layers = [int(x) for x in args.keep_layers.split(",")]
+        except ValueError:
+            raise CliError("--keep-layers takes comma-separated layer numbers, e.g. 2,5,8,11") from None
+        if not args.init:
+            raise CliError("--keep-layers needs --init (the model whose layers the student keeps)")
+    if args.teacher and not Path(args.teacher, "config.json").is_file():
+        raise CliError(f"--teacher {args.teacher}: not a model directory (no config.json)")
+    if not 0.0 <= args.kd_weight <= 1.0:
+        raise CliError("--kd-weight must lie between 0 and 1")
     cfg = TrainConfig(
         out_dir=args.out, max_len=args.max_len, token_budget=args.token_budget, lr=args.lr,
         max_steps=args.max_steps, max_minutes=args.max_minutes, freeze_layers=args.freeze_layers,
         threads=args.threads, seed=args.seed, log_every=args.log_every,
         eval_minutes=args.eval_minutes, save_minutes=args.save_minutes, device=args.device,
         sources=[*args.corpus, f"synth:{args.synth}"], init=args.init, decay_steps=args.decay_steps,
+        keep_layers=layers, teacher=args.teacher, kd_weight=args.kd_weight,
     )  # fmt: skip
     best = train(cfg, docs, dev, resume=not args.no_resume)
     print(f"best checkpoint: {best}")

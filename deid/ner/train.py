@@ -49,6 +49,12 @@ class TrainConfig:
     device: str = "auto"
     sources: list[str] = field(default_factory=list)
     init: str = ""  # compact checkpoint to start from instead of the bare encoder
+    # A smaller student (issue 18): keep only these encoder layers of the ``init`` model (their
+    # order kept), and learn from ``teacher``'s token distributions as well as from the gold tags.
+    keep_layers: list[int] = field(default_factory=list)
+    teacher: str = ""
+    kd_weight: float = 0.5  # share of the distillation loss when a teacher is given
+    kd_temperature: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,15 @@ def train(
     else:
         model = new_token_classifier()
         tokenizer = load_tokenizer()
+    if cfg.keep_layers:
+        keep_layers(model, cfg.keep_layers)
+        log.info("student: encoder layers %s of %s", cfg.keep_layers, cfg.init or "the encoder")
+    teacher = None
+    if cfg.teacher:
+        teacher, _ = load_token_classifier(Path(cfg.teacher))
+        teacher.to(device).eval()
+        for p in teacher.parameters():
+            p.requires_grad_(False)
     model.to(device)
     model.train()
     for name, p in model.named_parameters():
@@ -256,6 +271,11 @@ def train(
                 labels[r, : len(ex.ids)] = torch.tensor(ex.labels)
                 mask[r, : len(ex.ids)] = 1
             outp = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device))
+            if teacher is not None:
+                with torch.inference_mode():
+                    t_logits = teacher(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
+                kd = distillation_loss(outp.logits, t_logits.clone(), mask.to(device), cfg.kd_temperature)
+                outp.loss = (1 - cfg.kd_weight) * outp.loss + cfg.kd_weight * kd
             outp.loss.backward()
             torch.nn.utils.clip_grad_norm_(body + head, 1.0)
             opt.step()
@@ -288,6 +308,35 @@ def train(
         _eval_and_keep(model, tokenizer, dev, device, out, step, best_score)
     log.info("finished at step %d", step)
     return out / "best"
+
+
+def keep_layers(model: Any, layers: Sequence[int]) -> None:
+    """Drop every encoder layer but ``layers`` (DistilBERT's initialisation of a student from its
+    teacher's layers); the config follows, so the checkpoint saves and loads as a smaller BERT."""
+    from torch import nn
+
+    encoder = model.bert.encoder
+    n = len(encoder.layer)
+    if not layers or sorted(set(layers)) != list(layers) or layers[0] < 0 or layers[-1] >= n:
+        raise ValueError(f"keep_layers must be increasing layer indices below {n}")
+    encoder.layer = nn.ModuleList(encoder.layer[i] for i in layers)
+    for i, layer in enumerate(encoder.layer):  # attention modules that know their index
+        attn = getattr(getattr(layer, "attention", None), "self", None)
+        if attn is not None and hasattr(attn, "layer_idx"):
+            attn.layer_idx = i
+    model.config.num_hidden_layers = len(layers)
+
+
+def distillation_loss(student: Any, teacher: Any, mask: Any, temperature: float) -> Any:
+    """Mean over real tokens of KL(teacher || student) at ``temperature``, scaled by T^2 so its
+    gradients keep the size of the gold loss's (Hinton et al. 2015)."""
+    import torch
+
+    t = torch.log_softmax(teacher.float() / temperature, dim=-1)
+    s = torch.log_softmax(student.float() / temperature, dim=-1)
+    per_token = torch.sum(t.exp() * (t - s), dim=-1)
+    real = mask.to(per_token.dtype)
+    return (per_token * real).sum() / real.sum().clamp(min=1.0) * temperature**2
 
 
 def _eval_and_keep(model: Any, tokenizer: Any, dev: dict[str, list[Document]], device: str,

@@ -1,0 +1,49 @@
+"""The smaller student of issue 18: layers kept from the teacher, and the distillation loss."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+
+def test_distillation_loss_is_the_temperature_scaled_kl_over_real_tokens() -> None:
+    import torch
+
+    from deid.ner.train import distillation_loss
+
+    teacher = torch.tensor([[[2.0, 0.0, -1.0], [0.0, 0.0, 0.0]]])
+    student = torch.tensor([[[0.0, 1.0, 0.0], [5.0, -5.0, 0.0]]])
+    mask = torch.tensor([[1, 0]])  # the second token is padding: it must not count
+    T = 2.0
+    pt = [math.exp(x / T) for x in (2.0, 0.0, -1.0)]
+    pt = [x / sum(pt) for x in pt]
+    ps = [math.exp(x / T) for x in (0.0, 1.0, 0.0)]
+    ps = [x / sum(ps) for x in ps]
+    expected = sum(a * math.log(a / b) for a, b in zip(pt, ps, strict=True)) * T * T
+    assert float(distillation_loss(student, teacher, mask, T)) == pytest.approx(expected, rel=1e-5)
+    assert float(distillation_loss(teacher, teacher, mask, T)) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_student_keeps_the_chosen_layers_and_round_trips_as_a_smaller_checkpoint(tmp_path: Path) -> None:
+    import torch
+
+    from deid.ner.model import load_token_classifier, new_token_classifier, save_compact
+    from deid.ner.train import keep_layers
+
+    torch.manual_seed(0)
+    teacher = new_token_classifier().eval()
+    student = new_token_classifier().eval()
+    student.load_state_dict(teacher.state_dict())
+    keep_layers(student, [2, 5, 8, 11])
+    assert len(student.bert.encoder.layer) == 4 and student.config.num_hidden_layers == 4
+    w = student.bert.encoder.layer[1].attention.self.query.weight
+    assert torch.equal(w, teacher.bert.encoder.layer[5].attention.self.query.weight)
+    save_compact(student, tmp_path / "student", fp16=False)
+    loaded, tok = load_token_classifier(tmp_path / "student")
+    ids = tok("Paciente Juan Pérez, 45 años.", return_tensors="pt")
+    with torch.inference_mode():
+        assert torch.allclose(student(**ids).logits, loaded(**ids).logits, atol=1e-5)
+    with pytest.raises(ValueError):
+        keep_layers(new_token_classifier(), [5, 2])
