@@ -63,11 +63,16 @@ class Example:
     labels: list[int]
 
 
-def document_examples(tokenizer: Any, doc: Document, max_len: int, overlap: int) -> list[Example]:
+def document_examples(tokenizer: Any, doc: Document, max_len: int, overlap: int,
+                      tag2id: dict[str, int] | None = None) -> list[Example]:
+    """Windows of ``doc`` with the BIO id of each word's first subword. ``tag2id``: the head being
+    trained (default: every project tag); a tag it lacks (a label added after the model, such as
+    SEX) is left unscored (IGNORE) rather than taught as O."""
     cuts = tuple(x for s in doc.spans for x in (s.start, s.end))
     enc = encode_text(tokenizer, doc.text, cuts)
     tags = word_tags(enc.words, doc.spans)
-    labels = [TAG2ID[tags[w]] if f else IGNORE for w, f in zip(enc.word_of, enc.first, strict=True)]
+    ids = TAG2ID if tag2id is None else tag2id
+    labels = [ids.get(tags[w], IGNORE) if f else IGNORE for w, f in zip(enc.word_of, enc.first, strict=True)]
     cls, sep, _ = special_ids(tokenizer)
     out = []
     for w in token_windows(len(enc.ids), max_len, overlap):
@@ -236,9 +241,10 @@ def train(
         torch.set_rng_state(state["torch_rng"])
 
     t0 = time.time()
+    head_tags = {str(k): int(v) for k, v in model.config.label2id.items()}
     examples: list[Example] = []
     for d in train_docs:
-        examples.extend(document_examples(tokenizer, d, cfg.max_len, cfg.overlap))
+        examples.extend(document_examples(tokenizer, d, cfg.max_len, cfg.overlap, head_tags))
     n_tok = sum(len(e.ids) for e in examples)
     log.info("train: %d docs, %d windows, %d tokens (%.0fs to encode); device %s, %d threads",
              len(train_docs), len(examples), n_tok, time.time() - t0, device, cfg.threads)  # fmt: skip

@@ -47,3 +47,21 @@ def test_a_student_keeps_the_chosen_layers_and_round_trips_as_a_smaller_checkpoi
         assert torch.allclose(student(**ids).logits, loaded(**ids).logits, atol=1e-5)
     with pytest.raises(ValueError):
         keep_layers(new_token_classifier(), [5, 2])
+
+
+def test_a_tag_the_trained_head_lacks_is_left_unscored_not_taught_as_o() -> None:
+    from deid.labels import Label
+    from deid.ner.e5 import load_tokenizer
+    from deid.ner.encode import IGNORE
+    from deid.ner.text import TAG2ID
+    from deid.ner.train import document_examples
+    from deid.spans import Document, Span
+
+    text = "Paciente varón de 45 años."
+    doc = Document("d", text, "es", (Span(9, 14, Label.SEX, "gold"),))
+    old_head = {t: i for t, i in TAG2ID.items() if not t.endswith("-SEX")}
+    (ex,) = document_examples(load_tokenizer(), doc, 256, 64, old_head)
+    (full,) = document_examples(load_tokenizer(), doc, 256, 64)
+    assert TAG2ID["B-SEX"] in full.labels and TAG2ID["B-SEX"] not in ex.labels
+    scored = [a for a, b in zip(ex.labels, full.labels, strict=True) if b == TAG2ID["B-SEX"]]
+    assert scored == [IGNORE]
