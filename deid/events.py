@@ -77,6 +77,30 @@ class ModelInfo(BaseModel):
     version: str
 
 
+class ConceptMention(BaseModel):
+    """A concept mention in the de-identified text: ``text == DeidNote.text[start:end]``. Never a
+    PHI span: a mention that overlaps or touches a detected PHI span is not published."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str  # NORMALIZABLES, NOTNORMALIZABLES, PROTEINAS (deid.concepts.CONCEPT_TYPES)
+    start: int = Field(ge=0)  # in the de-identified text
+    end: int = Field(ge=0)
+    text: str
+
+
+class ConceptMentions(BaseModel):
+    """Drug, chemical and protein mentions of a note (issue 20); present only where concept
+    extraction ran (``DEID_CONCEPTS__ENABLED`` and the note's language listed)."""
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    version: SchemaVersion = 1  # of this block
+    model: ModelInfo  # the concept tagger
+    trained_on: list[str]  # languages the tagger learned from: elsewhere it finds only what it knew
+    mentions: list[ConceptMention]
+
+
 class DeidNote(BaseModel):
     """A de-identified note (topic ``deid-notes``), keyed by ``patient_pseudonym``."""
 
@@ -96,6 +120,9 @@ class DeidNote(BaseModel):
     # Labels detected in the note but left in clear by the configured policy (e.g. AGE under the
     # "random" strategy below 90, SEX): said here so that no consumer takes them for surrogates.
     kept_labels: list[str] = Field(default_factory=list)
+    # Additive (schemas/README.md): omitted from the encoded event, not null, when concept
+    # extraction did not run, so the bytes of a topic without it are those of before.
+    concepts: ConceptMentions | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 DeadLetterReason = Literal[

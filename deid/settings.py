@@ -110,6 +110,16 @@ class ModelSettings(BaseModel):
     enabled: bool = True  # False: rules only
 
 
+class ConceptsSettings(BaseModel):
+    # Concept mentions (drugs, chemicals, proteins; issue 20) in the de-identified event: off by
+    # default, on by setting. The head is trained on Spanish (PharmaCoNER): only notes whose
+    # language is listed are tagged (e.g. DEID_CONCEPTS__LANGUAGES='["es","fr"]' to try others).
+    enabled: bool = False
+    languages: list[Literal["fr", "es", "en"]] = ["es"]  # pydantic copies the default per instance
+    # None: the de-identification model's directory (model.path, else the shipped model).
+    path: Path | None = None
+
+
 class BatchSettings(BaseModel):
     max_events: int = 32
     max_wait_ms: int = 200
@@ -174,6 +184,7 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
+    concepts: ConceptsSettings = Field(default_factory=ConceptsSettings)
     batch: BatchSettings = Field(default_factory=BatchSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)

@@ -45,5 +45,16 @@ class WorkerMetrics:
                                       "1 while the broker answers the readiness metadata probe", registry=r)
         self.broker_probe_failures = Counter("deid_broker_probe_failures",
                                              "Failed broker metadata probes", registry=r)
+        # Concept extraction (issue 20), when DEID_CONCEPTS__ENABLED.
+        self.concept_mentions = Counter("deid_concept_mentions", "Concept mentions published",
+                                        ["type"], registry=r)
+        self.concept_mentions_withheld = Counter(
+            "deid_concept_mentions_withheld", "Concept mentions not published: they touch a PHI span",
+            registry=r)
+        self.concept_failures = Counter(
+            "deid_concept_failures", "Notes published without concepts: tagging or offsets failed",
+            registry=r)
+        self.concept_tag_seconds = Histogram("deid_concept_tag_seconds", "Concept tagging time per batch",
+                                             buckets=_LATENCY_BUCKETS, registry=r)
         for stage in ("decode", "detect", "substitute", "publish", "commit"):
             self.stage_seconds.labels(stage)

@@ -24,8 +24,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordListTooLargeError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord
 
-from deid.events import DeadLetter, DeadLetterReason, DeidNote, RawNote, encode
+from deid.concepts import CONCEPT_TYPES, Concept
+from deid.concepts.offsets import concept_mentions
+from deid.events import DeadLetter, DeadLetterReason, DeidNote, ModelInfo, RawNote, encode
 from deid.pipeline import NotePipeline
+from deid.protocols import ConceptTagger
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore, StoreUnavailable
@@ -40,6 +43,10 @@ log = logging.getLogger("deid.worker")
 TIMINGS_HEADER = "deid-timings-ms"
 _TOO_LARGE = (MessageSizeTooLargeError, RecordTooLargeError, RecordListTooLargeError)
 _PROBE_PATIENT = "0" * 32  # not a real pseudonym: readiness probes read it, never write it
+
+# One note's concept mentions (offsets into its original text); None where tagging did not run
+# (concepts off, language not listed), the exception where the tagger failed on the note.
+_Found = list[Concept] | BaseException | None
 
 
 @dataclass
@@ -80,11 +87,19 @@ class _Listener(ConsumerRebalanceListener):
 
 class StreamWorker:
     def __init__(self, settings: Settings, pipeline: NotePipeline, store: PatientStore,
-                 metrics: WorkerMetrics | None = None) -> None:
+                 metrics: WorkerMetrics | None = None, concept_tagger: ConceptTagger | None = None) -> None:
         self.settings = settings
         self.pipeline = pipeline
         self.store = store
         self.metrics = metrics or WorkerMetrics()
+        # Concept mentions (issue 20): only with DEID_CONCEPTS__ENABLED, whatever is passed here.
+        self.concept_tagger = concept_tagger if settings.concepts.enabled else None
+        self._concept_languages = frozenset(settings.concepts.languages)
+        self._concept_model = ModelInfo(
+            name=str(getattr(concept_tagger, "model_name", "deid-concepts")),
+            version=concept_tagger.model_version if concept_tagger is not None else "")
+        # The concept head is trained on Spanish PharmaCoNER unless the tagger says otherwise.
+        self._concept_trained_on = [str(x) for x in getattr(concept_tagger, "trained_on", ("es",))]
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         # Held while a batch is processed and committed; a revocation waits for it.
@@ -291,7 +306,7 @@ class StreamWorker:
 
         good = [it for it in items if it.note is not None]
         notes = [it.note for it in good if it.note is not None]
-        spans = await self._detect(notes) if notes else []
+        analysed = await self._detect(notes) if notes else []
         t_detected = time.perf_counter()
         m.stage_seconds.labels("detect").observe(t_detected - t_decoded)
         tokens = sum(estimate_tokens(n.text) for n in notes)
@@ -301,26 +316,28 @@ class StreamWorker:
 
         ok_items: list[_Item] = []
         ok_spans: list[list[Span]] = []
-        for it, sp in zip(good, spans, strict=True):
-            if isinstance(sp, DetectionTimeout):
+        ok_found: list[_Found] = []
+        for it, res in zip(good, analysed, strict=True):
+            if isinstance(res, DetectionTimeout):
                 it.dead = self._dead(it, "detection_timeout",
                                      f"detect: over {self.settings.batch.detect_timeout_s:g}s")
-            elif isinstance(sp, BaseException):
-                it.dead = self._processing_error(it, sp, "detect")
+            elif isinstance(res, BaseException):
+                it.dead = self._processing_error(it, res, "detect")
             else:
                 ok_items.append(it)
-                ok_spans.append(sp)
+                ok_spans.append(res[0])
+                ok_found.append(res[1])
         batch_tps = {it.tp for it in items}
         try:
             outs = await self._substitute([it.note for it in ok_items if it.note is not None], ok_spans,
                                           batch_tps)
             t_subst = time.perf_counter()
             m.stage_seconds.labels("substitute").observe(t_subst - t_detected)
-            for it, out in zip(ok_items, outs, strict=True):
+            for it, out, sp, found in zip(ok_items, outs, ok_spans, ok_found, strict=True):
                 if isinstance(out, BaseException):
                     it.dead = self._processing_error(it, out, "substitute")
                 else:
-                    it.out = out
+                    it.out = self._with_concepts(it.note, sp, out, found) if it.note else out
             if self.settings.kafka.publish_hl7:
                 await self._hl7_outputs(ok_items, batch_tps)
             timings = {"decode": (t_decoded - t_start) * 1e3, "detect": (t_detected - t_decoded) * 1e3,
@@ -363,9 +380,70 @@ class StreamWorker:
                           offset=r.offset, event_id=it.note.event_id if it.note else None,
                           received_at=record_time(r.timestamp))
 
-    async def _detect_call(self, notes: Sequence[RawNote], timeout_s: float | None) -> list[list[Span]]:
+    def _analyse(self, notes: Sequence[RawNote]) -> list[tuple[list[Span], _Found]]:
+        """Detection, then concept tagging of the same original texts: one hop to the detection
+        thread (the detection timeout covers both)."""
+        spans = self.pipeline.detect(notes)
+        return list(zip(spans, self._tag(notes), strict=True))
+
+    def _tag(self, notes: Sequence[RawNote]) -> list[_Found]:
+        """The concept mentions of the notes whose language is listed (None for the others). A
+        failing batch is retried note by note, so one note that breaks the tagger costs only its
+        own mentions; the exception stands for them."""
+        found: list[_Found] = [None] * len(notes)
+        tagger = self.concept_tagger
+        idx = [i for i, n in enumerate(notes) if n.language in self._concept_languages]
+        if tagger is None or not idx:
+            return found
+        t0 = time.perf_counter()
+        try:
+            got = tagger.tag([notes[i].text for i in idx])
+            if len(got) != len(idx):
+                raise ValueError("one concept list per text")
+            for i, cs in zip(idx, got, strict=True):
+                found[i] = list(cs)
+        except Exception:
+            for i in idx:
+                try:
+                    one = tagger.tag([notes[i].text])
+                    if len(one) != 1:
+                        raise ValueError("one concept list per text") from None
+                    found[i] = list(one[0])
+                except Exception as exc:
+                    found[i] = exc
+        finally:
+            self.metrics.concept_tag_seconds.observe(time.perf_counter() - t0)
+        return found
+
+    def _with_concepts(self, note: RawNote, spans: list[Span], out: DeidNote, found: _Found) -> DeidNote:
+        """``out`` with its ``concepts`` block when the note was tagged (offsets moved onto the
+        de-identified text, mentions touching PHI withheld)."""
+        if found is None:
+            return out
+        if not isinstance(found, BaseException):
+            try:
+                block = concept_mentions(note.text, spans, out, found, self._concept_model,
+                                         self._concept_trained_on)
+            except Exception as exc:
+                found = exc
+            else:
+                withheld = len({(c.start, c.end, c.type) for c in found}) - len(block.mentions)
+                if withheld > 0:
+                    self.metrics.concept_mentions_withheld.inc(withheld)
+                return out.model_copy(update={"concepts": block})
+        # A tagging (or offset) failure publishes the note without its concepts block rather than
+        # dead-lettering it: the de-identified note is the product and concepts an optional extra,
+        # and a dead letter would withhold a note that is fine. The failure is counted
+        # (deid_concept_failures) and logged without the message, which may quote the note.
+        self.metrics.concept_failures.inc()
+        log.error("event %s: concept extraction failed (%s); published without concepts",
+                  note.event_id, type(found).__name__)
+        return out
+
+    async def _detect_call(self, notes: Sequence[RawNote], timeout_s: float | None
+                           ) -> list[tuple[list[Span], _Found]]:
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self._executor, self.pipeline.detect, notes)
+        fut = loop.run_in_executor(self._executor, self._analyse, notes)
         try:
             return list(await asyncio.wait_for(fut, timeout_s))
         except TimeoutError:
@@ -375,14 +453,14 @@ class StreamWorker:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid-detect")
             raise DetectionTimeout from None
 
-    async def _detect(self, notes: Sequence[RawNote]) -> list[list[Span] | BaseException]:
+    async def _detect(self, notes: Sequence[RawNote]) -> list[tuple[list[Span], _Found] | BaseException]:
         per_note = self.settings.batch.detect_timeout_s or None
         try:
             return list(await self._detect_call(notes, per_note and per_note * len(notes)))
         except Exception:
             pass
         # Isolate the note that breaks detection or takes too long; the others go on.
-        out: list[list[Span] | BaseException] = []
+        out: list[tuple[list[Span], _Found] | BaseException] = []
         for note in notes:
             try:
                 out.append((await self._detect_call([note], per_note))[0])
@@ -532,6 +610,10 @@ class StreamWorker:
                 self.metrics.events_out.inc()
                 if it.out.privacy.exhausted:
                     self.metrics.budget_exhaustions.inc()
+                if it.out.concepts is not None:
+                    for mention in it.out.concepts.mentions:  # label: a closed set of types
+                        t = mention.type if mention.type in CONCEPT_TYPES else "other"
+                        self.metrics.concept_mentions.labels(t).inc()
             elif it.dead is not None:
                 self.metrics.dead_lettered.labels(it.dead.reason).inc()
                 log.info("dead-lettered offset %d of partition %d: %s", it.dead.offset, it.dead.partition,

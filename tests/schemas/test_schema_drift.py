@@ -101,6 +101,9 @@ GOOD: list[tuple[str, dict[str, Any]]] = [
     ("raw-note.v1.json", {"event_id": "e-3", "patient_id": "P1", "text": "x", "document_id": None,
                           "document_date": None}),
     ("deid-note.v1.json", orjson.loads(encode(_deid_note()))),
+    ("deid-note.v1.json", {**orjson.loads(encode(_deid_note())), "concepts": {
+        "version": 1, "model": {"name": "deid-concepts", "version": "1"}, "trained_on": ["es"],
+        "mentions": [{"type": "NORMALIZABLES", "start": 0, "end": 2, "text": "Vu"}]}}),
     ("dead-letter.v1.json", orjson.loads(encode(DeadLetter(
         reason="invalid_json", detail="line 1 column 3", source_topic="raw-notes", partition=0, offset=42,
         received_at="2026-01-31T12:00:00Z")))),
@@ -135,6 +138,11 @@ BAD: list[tuple[str, str, dict[str, Any]]] = [
      {**_DEID, "privacy": {**_DEID["privacy"], "epsilon_spent": -1}}),
     ("model without version", "deid-note.v1.json", {**_DEID, "model": {"name": "rules"}}),
     ("non-numeric timing", "deid-note.v1.json", {**_DEID, "timings_ms": {"detect": "fast"}}),
+    ("concept mention with a score", "deid-note.v1.json", {**_DEID, "concepts": {
+        "model": {"name": "c", "version": "1"}, "trained_on": ["es"],
+        "mentions": [{"type": "PROTEINAS", "start": 0, "end": 2, "text": "Vu", "score": 0.9}]}}),
+    ("concepts without a model", "deid-note.v1.json",
+     {**_DEID, "concepts": {"trained_on": [], "mentions": []}}),
     ("unknown reason", "dead-letter.v1.json", {**_DLQ, "reason": "oops"}),
     ("detail too long", "dead-letter.v1.json", {**_DLQ, "detail": "x" * 501}),
     ("negative offset", "dead-letter.v1.json", {**_DLQ, "offset": -1}),
@@ -158,6 +166,10 @@ def test_bad_event_fails_the_schema_file_and_the_model(why: str, name: str, even
 
 def test_a_malformed_document_date_fails_the_schema_file() -> None:
     assert list(validator("raw-note.v1.json").iter_errors({**_RAW, "document_date": "26/02/2020"}))
+
+
+def test_a_deid_note_without_concepts_is_encoded_without_the_field_as_before() -> None:
+    assert "concepts" not in orjson.loads(encode(_deid_note()))
 
 
 def test_an_encoded_event_round_trips_through_the_schema() -> None:

@@ -169,12 +169,13 @@ async def consume(bootstrap: str, topic: str, expected: int, timeout_s: float,
 
 
 @contextlib.asynccontextmanager
-async def running_worker(settings: Settings, store: PatientStore, detector: object | None = None
-                         ) -> AsyncIterator[tuple[StreamWorker, int]]:
+async def running_worker(settings: Settings, store: PatientStore, detector: object | None = None,
+                         concept_tagger: object | None = None) -> AsyncIterator[tuple[StreamWorker, int]]:
     """The worker served in this process (no signal handlers) until the block ends; yields it
     and its HTTP port once it has started."""
     started: asyncio.Future[tuple[StreamWorker, int]] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(serve(settings, store=store, detector=detector or GazetteerDetector(),  # type: ignore[arg-type]
+                                     concept_tagger=concept_tagger,  # type: ignore[arg-type]
                                      install_signals=False,
                                      on_started=lambda w, p: started.set_result((w, p))))
     either: list[asyncio.Future[Any]] = [task, started]
