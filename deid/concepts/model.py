@@ -91,7 +91,10 @@ def new_branch(base: Any, spec: BranchSpec) -> Any:
                 x = torch.cat([x, deid_probs.to(x.dtype)], dim=-1)
             return self.classifier(x)
 
-    return ConceptBranch()
+    branch = ConceptBranch()
+    for prm in branch.parameters():  # the copied layers keep the frozen base's flag otherwise
+        prm.requires_grad_(True)
+    return branch
 
 
 def shared_forward(base: Any, ids: torch.Tensor, mask: torch.Tensor,
