@@ -67,6 +67,15 @@ class ConceptTagger:
     def model_version(self) -> str:
         return self._version
 
+    @property
+    def model_name(self) -> str:
+        return "deid-concepts"
+
+    @property
+    def trained_on(self) -> tuple[str, ...]:
+        """Languages of the concept corpus the head learned from (the event's ``trained_on``)."""
+        return self.spec.trained_on
+
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         import torch
 
