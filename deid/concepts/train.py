@@ -27,7 +27,7 @@ from deid.concepts import CONCEPT_TYPES, Concept
 from deid.concepts.conll import Sentence, read_conll
 from deid.concepts.model import CONFIG_KEY, BranchSpec, branch_state, new_branch, shared_forward
 from deid.ner.encode import IGNORE, EncodedText, encode_texts, special_ids
-from deid.ner.infer import TokenPreds
+from deid.ner.infer import TokenPreds, pack_by_length
 
 log = logging.getLogger("deid.concepts.train")
 
@@ -122,17 +122,7 @@ def pad_batch(items: Sequence[Cached], with_labels: bool = True) -> tuple[Any, A
 
 
 def batches(items: Sequence[Cached], budget: int, rng: random.Random | None) -> list[list[int]]:
-    idx = sorted(range(len(items)), key=lambda i: items[i].hidden.shape[0])
-    out: list[list[int]] = []
-    cur: list[int] = []
-    for i in idx:
-        n = items[i].hidden.shape[0]
-        if cur and n * (len(cur) + 1) > budget:
-            out.append(cur)
-            cur = []
-        cur.append(i)
-    if cur:
-        out.append(cur)
+    out = pack_by_length([c.hidden.shape[0] for c in items], budget)
     if rng is not None:
         rng.shuffle(out)
     return out

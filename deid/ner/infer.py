@@ -84,21 +84,25 @@ def _plan(encoded: Sequence[EncodedText], texts: Sequence[str],
     return jobs
 
 
-def _batches(jobs: Sequence[tuple[int, Window]], budget: int) -> list[list[int]]:
-    """Windows sorted by length, packed under ``budget`` padded tokens: a batch pads to its own
-    longest window, which is close to its shortest."""
-    order = sorted(range(len(jobs)), key=lambda j: jobs[j][1].end - jobs[j][1].start)
+def pack_by_length(lengths: Sequence[int], budget: int) -> list[list[int]]:
+    """Indices sorted by length, packed under ``budget`` padded tokens: a batch pads to its own
+    longest item, which is close to its shortest."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
     batches: list[list[int]] = []
     cur: list[int] = []
-    for j in order:
-        length = jobs[j][1].end - jobs[j][1].start + 2
-        if cur and length * (len(cur) + 1) > budget:
+    for i in order:
+        if cur and lengths[i] * (len(cur) + 1) > budget:
             batches.append(cur)
             cur = []
-        cur.append(j)
+        cur.append(i)
     if cur:
         batches.append(cur)
     return batches
+
+
+def _batches(jobs: Sequence[tuple[int, Window]], budget: int) -> list[list[int]]:
+    """The windows packed by length (``pack_by_length``), two special tokens each."""
+    return pack_by_length([w.end - w.start + 2 for _, w in jobs], budget)
 
 
 def token_predictions(

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from test_eval_cli import one_line_error
 
 from deid.cli import build_parser, main
 from deid.concepts import CONCEPT_TYPES, Concept
@@ -259,15 +260,6 @@ def test_the_default_task_is_deid_and_help_says_what_each_task_does(
     assert "--task {deid,concepts}" in text
     assert "concept extraction against a CoNLL file" in text
     assert "deid, PHI detection against" in text and "--task concepts: run the concept tagger" in text
-
-
-def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("deid eval: error: ")
-    assert "Traceback" not in err
-    return lines[0]
 
 
 @pytest.mark.parametrize(
