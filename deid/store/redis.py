@@ -5,7 +5,7 @@ each script touches a single slot)::
 
     <prefix>:{p:<patient>}:memo     hash   value key -> surrogate
     <prefix>:{p:<patient>}:budget   string integer micro-epsilon spent
-    <prefix>:{p:<patient>}:spends   hash   spend id -> "<spent>:<total>" of its first granted commit
+    <prefix>:{p:<patient>}:spends   hash   spend id -> "<spent>:<total>:<attempt>" of its first granted commit
     <prefix>:{p:<patient>}:events   set    event keys already processed
     <prefix>:{p:<patient>}:timeline hash   value key -> sealed timeline point of a date value
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from importlib import resources
@@ -89,8 +90,9 @@ class RedisPatientStore(PatientStore):
     caller must pause (back-pressure), never continue without the memo. Errors that waiting cannot
     fix (wrong credentials, an ACL denial) raise it at once, so callers handle one exception type;
     only invalid arguments raise ``ValueError``. Retrying a ``commit`` is
-    safe: if a lost reply had in fact been applied, the retry is a replay (spend id already charged,
-    memo entries already there), so nothing is charged twice and the surrogates are the same.
+    safe: if a lost reply had in fact been applied, the retry finds the call's own attempt token
+    recorded with the spend id and answers what that attempt did, so nothing is charged twice, the
+    surrogates are the same and the charge is reported once.
     """
 
     def __init__(
@@ -197,7 +199,11 @@ class RedisPatientStore(PatientStore):
         check_spend_id(spend_id)
         if not isinstance(cap_micro, int) or cap_micro < 0:
             raise ValueError("cap_micro must be a non-negative integer")
-        args: list[str | int] = [cap_micro, spend_id, self._ttl_s]
+        # One token per call, the same across its retries: a retry after a lost reply whose first
+        # attempt was applied is recognised as that commit (it reports what it charged), not as
+        # a replay of another delivery (which would report nothing charged while the ledger grew).
+        attempt = secrets.token_hex(8)
+        args: list[str | int] = [cap_micro, spend_id, self._ttl_s, attempt]
         for r in releases:
             check_release(r)
             args += [r.key, r.surrogate, r.cost_micro, r.timeline]

@@ -353,3 +353,51 @@ async def test_an_attribute_error_of_our_own_is_not_mistaken_for_a_closed_connec
     with pytest.raises(AttributeError):
         await store.lookup(P, [hx("v", 1)])
     assert client.calls == 1
+
+
+class _ReplyLostOnce:
+    """A client whose first ``EVALSHA`` runs on the server and then loses its reply, as a dropped
+    connection does after Redis applied the script."""
+
+    def __init__(self, inner: Redis) -> None:
+        self.inner = inner
+        self.evalshas = 0
+        self.connection_pool = inner.connection_pool
+
+    def register_script(self, script: str) -> object:
+        from redis.commands.core import AsyncScript
+
+        return AsyncScript(self, script)  # type: ignore[arg-type]
+
+    async def evalsha(self, *args: object) -> object:
+        reply = await self.inner.evalsha(*args)  # type: ignore[arg-type]  (NOSCRIPT raises here)
+        self.evalshas += 1
+        if self.evalshas == 1:
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
+            raise RedisConnectionError("Connection closed by server.")
+        return reply
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+@pytest.mark.integration
+async def test_a_retry_after_a_lost_reply_reports_its_own_charge_once_and_a_redelivery_stays_a_replay(
+    redis_client: Redis,
+) -> None:
+    lossy = _ReplyLostOnce(redis_client)
+    store = fast_store(lossy)  # type: ignore[arg-type]
+    releases = [Release(hx("v", 1), "Durand", 250), Release(hx("v", 2), "Lyon", 0)]
+    res = await store.commit(P, "ev-1", releases, CAP)
+    assert lossy.evalshas == 2  # applied, reply lost, retried
+    assert await redis_client.hlen(store.keys(P)[2]) == 1  # the first attempt did record the spend
+    # the retry is the same commit: it reports the charge the ledger holds, and is not a replay
+    assert (res.granted, res.replay, res.spent_micro, res.total_micro) == (True, False, 250, 250)
+    assert res.surrogates == {hx("v", 1): "Durand", hx("v", 2): "Lyon"}
+    assert await store.spent(P) == 250
+    # another delivery of the same event (a new call) is a replay: nothing charged, first account
+    again = await fast_store(redis_client).commit(P, "ev-1", [Release(hx("v", 1), "Other", 250)], CAP)
+    assert (again.replay, again.spent_micro, again.recorded_spent_micro) == (True, 0, 250)
+    assert again.surrogates == {hx("v", 1): "Durand"}
+    assert await store.spent(P) == 250
