@@ -1,4 +1,4 @@
-"""/livez, /readyz and /metrics on ``settings.http`` (aiohttp, already a dependency of Faust)."""
+"""/livez, /readyz and /metrics on ``settings.http`` (aiohttp)."""
 
 from __future__ import annotations
 

