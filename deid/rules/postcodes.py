@@ -1,4 +1,5 @@
-"""Postcodes in address context: "75013 Paris", "28034 Madrid", "C.P. 28034", "code postal : 75013".
+"""Postcodes in address context: "75013 Paris", "28034 Madrid", "C.P. 28034", "code postal : 75013";
+US ZIP codes after a state or a label; UK postcodes by their own shape ("SW1A 2AA").
 
 A five-digit number alone is too often a dose or a count; it counts as a postcode only next to a
 city-like capitalised word or after a postcode label.
@@ -22,6 +23,10 @@ _NOT_CITY = re.compile(r"(?:UI|IU|mg|ml|kg|cell|cells|copies|plaquettes|leucocyt
                        r"CEDEX)\b", _I)
 _FR_CODE = r"(?:0[1-9]|[1-8]\d|9[0-8]|2[AB])\s?\d{3}"
 _ES_CODE = r"(?:0[1-9]|[1-4]\d|5[0-2])\d{3}"
+# A full UK postcode: outward code (area letters, district digit, optional letter or digit), a
+# space, inward code (digit + two letters from the Royal Mail set): "SW1A 2AA", "LS1 4AP", "M1 1AE".
+# The shape is specific enough to stand alone (an outward code alone, "LS1", is not matched).
+_UK_CODE = r"[A-PR-UWYZ][A-HK-Y]?\d[A-HJKMNPR-Y\d]?\s?\d[ABD-HJLNP-UW-Z]{2}"
 
 
 @register("postcode", priority=70)
@@ -48,6 +53,7 @@ class PostcodeRecognizer(RegexRecognizer):
             re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*:?\s*(?P<phi>\d{5}(?:-\d{4})?)(?!\d)",
                        _I),
             re.compile(r"\b[A-Z]{2}\s(?P<phi>\d{5}(?:-\d{4})?)(?!\d)"),  # US: "MA 02115"
+            re.compile(r"(?<![\w\-])(?P<phi>" + _UK_CODE + r")(?![\w\-])"),  # UK: "LS1 4AP"
         ),
     }
 

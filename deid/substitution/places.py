@@ -32,6 +32,15 @@ from deid.temporal.lexicon import fold
 
 _GAP = re.compile(r"^[\s,;:()/–\-]*$")
 _GROUPED = (Label.CITY, Label.POSTCODE, Label.LOCATION, Label.COUNTRY, Label.STREET)
+# A place mention written as a postcode (French, Spanish, US ZIP, UK), whatever label it carries:
+# the model calls "SW1A 2AA" or "41013" a place, and a town name must not replace it.
+_POSTCODE_SHAPE = re.compile(r"(?:E-)?\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}")
+
+
+def _is_postcode(it: Item) -> bool:
+    return it.label is Label.POSTCODE or (
+        it.label in (Label.CITY, Label.LOCATION) and _POSTCODE_SHAPE.fullmatch(it.text.strip()) is not None
+    )
 
 # Words that say what kind of organisation a name is: kept verbatim.
 _ORG_WORDS = {
@@ -224,12 +233,13 @@ class PlaceOperator(Operator):
                 ):
                     hint = hint or gz.gazetteer(r).admin1.get(fold(it.text.strip().rstrip(".")), "")
                     break
-        for it in sorted(group, key=lambda i: i.label is not Label.CITY):  # a town first, then a postcode
+        # a town first, then a postcode
+        for it in sorted(group, key=lambda i: i.label is not Label.CITY or _is_postcode(i)):
             if it.label not in (Label.CITY, Label.LOCATION, Label.POSTCODE):
                 continue
             for r in gz.lookup_order(region):
                 g = gz.gazetteer(r)
-                if it.label is Label.POSTCODE:
+                if _is_postcode(it):
                     found = g.find_postcode(it.text)
                     idx = found[0] if found else None
                 elif it.label is Label.LOCATION and g.admin_kind(it.text):
@@ -265,13 +275,17 @@ class PlaceOperator(Operator):
                 it.key = ctx.key(it.label, it.text)
                 continue
             role = "town"
-            if it.label is Label.POSTCODE:
+            if _is_postcode(it):
                 role = "postcode"
             elif it.label is Label.COUNTRY:
                 role = "country"  # the feed's own country: left as written, and said so
                 ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
             elif it.label in (Label.LOCATION, Label.CITY) and it is not anchor_item:
-                role = g.admin_kind(it.text) or "town"  # "MA" tagged as a city is still a state
+                # "MA" tagged as a city is still a state; a place the table cannot name written
+                # after the address's town ("Leeds LS1 4AP, West Yorkshire") is its county or region
+                after_town = (it.label is Label.LOCATION and anchor_item is not None
+                              and it.span.start > anchor_item.span.start)
+                role = g.admin_kind(it.text) or ("admin2" if after_town else "town")
             it.key = key
             it.data = PlaceMention(
                 rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else ""
@@ -471,7 +485,7 @@ def _render_place(original: str, role: str, rec: gz.PlaceRecord) -> str:
     value = {
         "admin1": rec.admin1_name,
         "admin1_code": rec.admin1_code,
-        "admin2": rec.admin2_name,
+        "admin2": rec.admin2_name or rec.admin1_name,  # a table without counties names the nation
         "admin2_code": rec.admin2_code,
     }.get(role, rec.town)
     return names.match_case(original, value or rec.town)

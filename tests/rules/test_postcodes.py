@@ -27,6 +27,11 @@ P = Label.POSTCODE
         ("Avda. Doctor Olóriz, 16 E-18012 Granada", "es", "E-18012"),
         ("Boston, MA 02115", "en", "02115"),
         ("ZIP code: 10001", "en", "10001"),
+        # UK postcodes by their own shape: the model left "LS1" of this one in clear before
+        ("14 Park Road, Leeds LS1 4AP, West Yorkshire", "en", "LS1 4AP"),
+        ("Her son lives in London SW1A 2AA.", "en", "SW1A 2AA"),
+        ("Manchester M1 1AE", "en", "M1 1AE"),
+        ("postcode EH16 4TE", "en", "EH16 4TE"),
     ],
 )
 def test_postcode_in_address_context(find: Find, text: str, lang: str, surface: str) -> None:
@@ -40,6 +45,7 @@ def test_postcode_in_address_context(find: Find, text: str, lang: str, surface: 
         ("Leucocytes 12000 Plaquettes normales.", "fr"),
         ("Se administraron 40000 unidades.", "es"),
         ("Un total de 12345 pacientes.", "es"),
+        ("Stage T2 N1 M0 disease, HbA1c 7.2 %, CD4 350.", "en"),
     ],
 )
 def test_five_digit_numbers_outside_an_address(find: Find, text: str, lang: str) -> None:

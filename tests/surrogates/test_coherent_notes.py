@@ -250,6 +250,18 @@ async def test_uk_note_gets_a_uk_town_its_nation_and_its_postcode_area(seed: int
     assert mr == f"Mr {full.split()[-1]}"
 
 
+@pytest.mark.parametrize("seed", range(5))
+async def test_a_postcode_the_model_calls_a_place_stays_a_postcode_and_a_county_a_unit(seed: int) -> None:
+    # the model tags "SW1A 2AA" a LOCATION and "West Yorkshire" (no county in the UK table) too
+    text, spans = build(["Lives in ", ("Leeds", Label.CITY), " ", ("LS1 4AP", Label.LOCATION), ", ",
+                         ("West Yorkshire", Label.LOCATION), "."])
+    [o] = await run([(text, spans)], "en", seed, locale="en-GB")
+    town, pc, county = o
+    [row] = [t for t in gz.gazetteer("GB").towns if t.name == town]
+    assert re.fullmatch(rf"{row.area}\d+ \d[A-Z]{{2}}", pc), pc
+    assert county == (row.admin2_name or row.admin1_name) and county != town
+
+
 async def test_a_patients_notes_share_one_identity_and_one_address_across_calls() -> None:
     store = InMemoryStore()
     n1 = build(
