@@ -64,6 +64,11 @@ class AgeRecognizer(RegexRecognizer):
             # after an event ("a los 6 meses (de la cirugía)"), unless "de edad" follows
             re.compile(rf"\b(?:a|desde|hasta|antes\s+de|después\s+de)\s+los\s+(?P<phi>{_ES_YEARS})(?!\s+(?:de(?!\s+edad)|"
                        rf"del|tras|post|después|siguientes|previos|posteriores|más|antes|al|en\s+que))", _I),
+            # an age in apposition: "nacida el 25/12/1955, de 68 años" (the bare pattern below stops
+            # at "de", a duration's word). Evidence: MEDDOCAN train + dev, 5 matches, all gold ages,
+            # no false one; it left a true age beside a surrogate birth date before.
+            re.compile(rf",\s+de\s+(?P<phi>{_ES_YEARS})(?!\s+(?:de\s+(?:evolución|seguimiento|duración|"
+                       rf"tratamiento|antigüedad)|después|antes|atrás|más|tras))", _I),
             # tenía 40 años, cumplió 40 años
             re.compile(rf"\b(?:tenía|tiene|tenia|cumplió|cumple|cumplir|contaba\s+con)\s+"
                        rf"(?P<phi>{_ES_AGE})", _I),

@@ -22,6 +22,7 @@ A = Label.AGE
         ("Âge : 72 ans", "fr", "72 ans"),
         ("Enfant de 3 ans et 6 mois.", "fr", "3 ans et 6 mois"),
         ("Varón de 40 años.", "es", "40 años"),
+        ("Mujer nacida el 25/12/1955, de 68 años, que acude por disnea.", "es", "68 años"),
         ("Mujer de 40 años de edad.", "es", "40 años"),
         ("Paciente de 40 años de edad, sin antecedentes.", "es", "40 años"),
         ("Edad: 44 años Sexo: M.", "es", "44 años"),
@@ -49,6 +50,8 @@ def test_age_is_found(find: Find, text: str, lang: str, surface: str) -> None:
         ("Cirugía hace 3 años.", "es"),
         ("A los 6 meses de la cirugía.", "es"),
         ("Historia de 5 años de evolución.", "es"),
+        ("Fumadora, de 20 años de evolución.", "es"),
+        ("Lumbalgia, de 2 años de duración.", "es"),
         ("Treated for 3 years.", "en"),
         ("Anticoagulation 3 mois puis contrôle.", "fr"),  # a bare delay in months is not an age
         ("A los 6 meses se repitió la ecografía.", "es"),
