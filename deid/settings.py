@@ -11,7 +11,7 @@ import secrets
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # No secret ships in the source: a default anyone can read would let them recompute every
@@ -174,6 +174,19 @@ class Settings(BaseSettings):
     # Order of numeric dates per feed locale when an event does not say (en-US month first,
     # the others day first), e.g. {"en-GB": "dmy"}.
     date_orders: dict[str, Literal["dmy", "mdy"]] = Field(default_factory=dict)
+    # The feed's locale per note language when an event does not name one (HL7 feeds never do):
+    # dates are read and written in its order and places drawn from its country, e.g.
+    # DEID_LOCALES='{"en": "en-GB"}' for a UK hospital. Default: fr-FR, es-ES, en-US.
+    locales: dict[Literal["fr", "es", "en"], Literal["fr-FR", "es-ES", "en-US", "en-GB"]] = Field(
+        default_factory=dict)
+
+    @field_validator("locales")
+    @classmethod
+    def _locale_speaks_the_language(cls, value: dict[str, str]) -> dict[str, str]:
+        wrong = sorted(lang for lang, loc in value.items() if not loc.startswith(lang + "-"))
+        if wrong:
+            raise ValueError(f"a locale must be of its language (for {', '.join(wrong)})")
+        return value
     # Substitution profile (docs/PRIVACY.md): "dp" (timeline dates, derived ages, DP places),
     # "random" (shifted dates, ages under 90 kept), "safe-harbor" (HIPAA: year only, 90+), "placeholder".
     profile: Literal["dp", "random", "safe-harbor", "placeholder"] = "dp"

@@ -78,7 +78,8 @@ class Substituter:
     # --------------------------------------------------------------------------------- plan
 
     def _context(self, patient: str, note: RawNote) -> NoteContext:
-        locale = note.locale or {"fr": "fr-FR", "es": "es-ES", "en": "en-US"}[note.language]
+        locale = (note.locale or self._settings.locales.get(note.language)
+                  or {"fr": "fr-FR", "es": "es-ES", "en": "en-US"}[note.language])
         order = note.date_order or self._settings.date_orders.get(locale) or (
             "mdy" if locale == "en-US" else "dmy")
         return NoteContext(note, patient, self._hasher, self._settings, self._rng,
