@@ -23,7 +23,8 @@ SPANS = [Span(9, 17, Label.DATE), Span(21, 26, Label.CITY)]
 
 
 async def substitute(settings: Settings, seed: int, **note: object) -> tuple[str, str]:
-    sub = Substituter(InMemoryStore(), KeyHasher(b"0123456789abcdef-test-secret"), settings, random.Random(seed))
+    hasher = KeyHasher(b"0123456789abcdef-test-secret")
+    sub = Substituter(InMemoryStore(), hasher, settings, random.Random(seed))
     raw = RawNote(event_id=f"e{seed}", patient_id="p1", language="en", document_date=date(2024, 3, 20),
                   text=TEXT, **note)  # type: ignore[arg-type]
     [out] = await sub.substitute([raw], [SPANS], ModelInfo(name="gold", version="0"))
