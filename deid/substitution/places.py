@@ -139,6 +139,7 @@ _HOSP_BEFORE = re.compile(
     r"hospices civils)\s+(?:de\s+|d['’]|du\s+|des\s+|del\s+)?$"
 )
 _HOSP_AFTER = re.compile(r"(?i)^\s+(general hospital|medical center|university hospital|hospital|clinic)\b")
+_ARTICLES = frozenset({"la", "le", "les", "el", "los", "las", "the"})
 _SAINT = re.compile(r"^(saint|sainte|st|ste|san|santa|santo|sant)\b[-. ]*", re.I)
 _BIG = ("chu", "chru", "universit", "clinico", "university", "chr ")
 
@@ -328,6 +329,8 @@ class PlaceOperator(Operator):
                 if len(cand) < 3 or all(fold(w.group()) in _ORG_WORDS for w in words[a:b]):
                     continue
                 head = text[:s]
+                if a > 0 and fold(words[a - 1].group()) not in _ORG_WORDS | {"d", "l"}:  # d'Auxerre
+                    continue  # "John Radcliffe Hospital": a person's name, not the town Radcliffe
                 if re.search(r"\d\s*(de|of)?\s*$", head):
                     continue  # "12 de Octubre" is a date
                 if _SAINT.match(cand) and not re.search(r"(?i)(\b(de|du|des|del|of)\s+|['’])$", head):
@@ -353,6 +356,11 @@ class PlaceOperator(Operator):
             if fold(w.group()) not in _ORG_WORDS:
                 break
             lead = w.end()
+        # an article right before the name belongs to it ("Hospital Universitario La Paz" ->
+        # "Hospital Universitario Vargas", not "... La Vargas")
+        kept = [w for w in words if w.end() <= lead]
+        if kept and fold(kept[-1].group()) in _ARTICLES and len(kept) < len(words):
+            lead = kept[-1].start()
         trail = len(text)
         for w in reversed(words):
             if w.start() < lead or fold(w.group()) not in _ORG_WORDS:
