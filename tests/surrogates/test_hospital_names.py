@@ -38,7 +38,8 @@ async def test_the_article_before_a_hospital_s_name_goes_with_the_name(seed: int
 
 @pytest.mark.parametrize("seed", range(6))
 async def test_a_person_s_name_in_a_hospital_s_name_is_replaced_whole_not_read_as_a_town(seed: int) -> None:
-    got = await hospital("Seen at the John Radcliffe Hospital.", "John Radcliffe Hospital", "en", seed, "en-GB")
+    text = "Seen at the John Radcliffe Hospital."
+    got = await hospital(text, "John Radcliffe Hospital", "en", seed, "en-GB")
     assert got.endswith(" Hospital") and "John" not in got and "Radcliffe" not in got, got
     # a town written after the kind words is still the hospital's town
     got = await hospital("Seen at Hôpital de Dijon.", "Hôpital de Dijon", "fr", seed)
