@@ -147,7 +147,8 @@ def _edge_cases() -> list[tuple[str, bytes]]:
 async def test_every_dead_letter_reason_is_refused_at_the_edge_with_the_worker_s_code(
         settings: Settings) -> None:
     """Each message the worker would dead-letter gets AR from the bridge, before any write, with
-    the code of that dead letter; a good one still gets AA (against the real broker)."""
+    the code of that dead letter, and nothing reaches the real broker (a good message's AA after
+    the broker's write: ``test_ack_control_id_matches_and_follows_the_write``)."""
     from deid.events import DeadLetter
     from deid.hl7 import parse_message as parse
     from worker.mllp_decode import decode_hl7_record
