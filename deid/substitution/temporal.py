@@ -10,11 +10,13 @@ Strategies:
   and the surrogate note date (free: post-processing), so "née le ..., 68 ans" stays coherent.
   Without an anchor an age is noised in its own unit and memoized by value.
 - ``shift``: one secret shift per patient (i2b2 practice, the weak baseline: one known date
-  undoes it); relative and partial expressions and ages under 90 are kept as written (said in
-  the event's ``kept_labels``), ages over 89 aggregated.
+  undoes it); every date moves by it, partial ones too ("le 12/03", "en mai", "mardi": a true
+  day beside shifted ones would date the note); durations and ages under 90 are kept as written
+  (said in the event's ``kept_labels``), ages over 89 aggregated.
 - ``safe-harbor``: HIPAA Safe Harbor: a date keeps its year only, a month or weekday without a
-  year is removed, ages over 89 become "90+" and a birth date that says the patient is over 89
-  is removed; durations are kept (they are not elements of a date).
+  year is removed, ages over 89 become "90+" and a birth date is removed when it says the patient
+  is over 89 (against the note's date) or sits in a note with an age aggregated to "90+" (its year
+  would give back the age); durations are kept (they are not elements of a date).
 """
 
 from __future__ import annotations
@@ -97,10 +99,12 @@ class TemporalOperator(Operator):
             m = Mention(t)
             it.data = m
             if it.strategy == "shift":
-                if t.kind == "date":
+                if t.kind in ("date", "partial"):
                     it.extra_keys = (ctx.key(Label.DATE, _SHIFT_VALUE),)
                 continue
             if it.strategy == "safe-harbor":
+                if _aggregated(t):  # the note says "over 89": its birth year must not say by how much
+                    ctx.shared["temporal.over_89"] = True
                 continue
             if t.kind == "age":
                 it.key, it.costed, it.unit = ctx.key(Label.AGE, t.canonical()), True, t.unit
@@ -191,17 +195,38 @@ class TemporalOperator(Operator):
     def new_costed(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> dict[str, Item]:
         st = self.state(ctx)
         out: dict[str, Item] = {}
-        for it in self._points(ctx, items, memo):
-            if it.key not in memo and st.timeline.fake_of(it.data.day.toordinal()) is None:
+        days: set[date] = set()
+        for it in self._draw_order(ctx, items, memo):
+            # two keys on one true day ("en 2024" in a note of 20 April 2024 stands at the note's
+            # date) get one draw, the first one's: the other is free and takes no share of the budget
+            if it.key not in memo and it.data.day not in days and st.timeline.fake_of(
+                    it.data.day.toordinal()) is None:
                 out.setdefault(it.key, it)
+                days.add(it.data.day)
         for it in self._alone(ctx, items, memo):
             if it.key not in memo:
                 out.setdefault(it.key, it)
         return out
 
+    def _draw_order(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> list[Item]:
+        """The note's points in the order they are drawn (and charged): one per key, a day mentioned
+        both as the birth date and as a date noised at the coarsest unit of its mentions (the birth
+        date's years), not at whichever came last; precise points first, coarse ones (years, birth
+        dates) then fit around them."""
+        by_key: dict[str, Item] = {}
+        for it in self._points(ctx, items, memo):
+            if it.key not in by_key or _UNIT_RANK[it.unit] > _UNIT_RANK[by_key[it.key].unit]:
+                by_key[it.key] = it
+        return sorted(by_key.values(), key=lambda it: (_UNIT_RANK[it.unit], it.data.day))
+
     def _alone(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> list[Item]:
         """Mentions noised on their own in their unit and memoized by value: durations of a note
-        without a date, and ages when the patient has no birth date to derive them from."""
+        without a date, and ages when the patient has no birth date to derive them from.
+
+        The release is a + Lap(1/eps) rounded, then floored at 1 of its unit: "Patient de 0 an",
+        "0 mois", "il y a 0 ans" read as errors. The floor is post-processing of the noisy release
+        (it reads the noisy value only, never the true one, so it costs nothing); a true 0 (rarely
+        written) is therefore released as 1 or more."""
         no_anchor = self._anchor(ctx, items, memo) is None or ctx.document_date is None
         return [it for it in items if it.strategy in _TIMELINE and (
             it.data.alone or (it.data.t.kind == "age" and no_anchor))]
@@ -229,15 +254,7 @@ class TemporalOperator(Operator):
         st = self.state(ctx)
         draft = Timeline(st.timeline.points)  # this note's draws; the shared one learns the committed
         pending: dict[str, Point] = {}
-        # one point per key; a day mentioned both as the birth date and as a date is noised at the
-        # coarsest unit of its mentions (the birth date's years), not at whichever came last
-        by_key: dict[str, Item] = {}
-        for it in self._points(ctx, items, memo):
-            if it.key not in by_key or _UNIT_RANK[it.unit] > _UNIT_RANK[by_key[it.key].unit]:
-                by_key[it.key] = it
-        points = by_key.values()
-        # precise points first, coarse ones (years, birth dates) then fit around them
-        for it in sorted(points, key=lambda it: (_UNIT_RANK[it.unit], it.data.day)):
+        for it in self._draw_order(ctx, items, memo):
             if it.key in memo or it.key in out:
                 continue
             true = it.data.day.toordinal()
@@ -258,8 +275,7 @@ class TemporalOperator(Operator):
         ctx.shared["temporal.pending"] = pending
         for it in self._alone(ctx, items, memo):
             if it.key in eps and it.key not in out and it.key not in memo:
-                floor = 0 if it.data.t.kind == "age" else 1  # "il y a 0 ans" reads as an error
-                noisy = max(floor, round(it.data.t.amount + laplace(rng, 1.0 / eps[it.key])))
+                noisy = max(1, round(it.data.t.amount + laplace(rng, 1.0 / eps[it.key])))  # see _alone
                 out[it.key] = Release(it.key, f"amount:{it.data.t.unit}:{noisy}", cost[it.key])
         return list(out.values())
 
@@ -339,6 +355,9 @@ class TemporalOperator(Operator):
             ref = ctx.document_date
             ref = ref + timedelta(days=shift) if ref is not None else None
             return tx.render(_century_safe(moved, moved.when.year if moved.when else 0, ref)), "shift"
+        if t.kind == "partial":  # "revue le 12/03", "en mai", "mardi": a date too, moved by the same shift
+            day = tx.point_day(t, ctx.document_date) or _stand_in_day(t)
+            return tx.render_point(t, day + timedelta(days=int(memo[item.extra_keys[0]])), None), "shift"
         if t.kind == "age" and t.amount >= SAFE_HARBOR_AGE:
             return _over_89(t), "safe-harbor"
         ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
@@ -348,7 +367,7 @@ class TemporalOperator(Operator):
         t: tx.Temporal = item.data.t
         ref = ctx.document_date
         if t.kind == "age":
-            if t.amount >= SAFE_HARBOR_AGE and t.unit == "year":
+            if _aggregated(t):
                 return _over_89(t), "safe-harbor"
             ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
             return item.text, "kept"
@@ -357,9 +376,22 @@ class TemporalOperator(Operator):
             return item.text, "kept"
         if t.kind == "partial" or t.when is None:
             return placeholder(item.label), "safe-harbor"
-        if item.label is Label.BIRTH_DATE and ref is not None and _units_between(t.when, ref, "year") >= 90:
-            return placeholder(item.label), "safe-harbor"  # a year that says "over 89"
+        if item.label is Label.BIRTH_DATE and (ctx.shared.get("temporal.over_89") or (
+                ref is not None and _units_between(t.when, ref, "year") >= SAFE_HARBOR_AGE)):
+            # a birth year beside "90+ ans", or one that says "over 89" against the note's date: the
+            # year would give the age the aggregation hides (with no note date, the year is the age)
+            return placeholder(item.label), "safe-harbor"
         return f"{t.when.year:04d}", "safe-harbor"
+
+
+def _stand_in_day(t: tx.Temporal) -> date:
+    """A day with the month, day and month, or weekday of a partial date when the note has no date
+    to place it: the shift moves it the same way (a leap year, so 29 February exists)."""
+    if t.when is not None:
+        return t.when  # day and month, in the year 2000
+    if t.unit == "month":
+        return date(2000, t.amount, 15)
+    return date(2000, 1, 3) + timedelta(days=t.amount)  # 3 January 2000 was a Monday
 
 
 def _birthday(value: str | None) -> date | None:
@@ -393,6 +425,11 @@ def _century_safe(t: tx.Temporal, year: int, ref: date | None) -> tx.Temporal:
     if "{YY}" in t.template and tx._two_digit_year(year % 100, ref) != year:
         return replace(t, template=t.template.replace("{YY}", "{YYYY}"))
     return t
+
+
+def _aggregated(t: tx.Temporal) -> bool:
+    """An age Safe Harbor aggregates into "90+"."""
+    return t.kind == "age" and t.unit == "year" and t.amount >= SAFE_HARBOR_AGE
 
 
 def _over_89(t: tx.Temporal) -> str:

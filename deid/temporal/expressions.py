@@ -3,8 +3,9 @@
 A parsed mention keeps a *template*: its text with the variable parts replaced by tokens
 (``{DD}/{MM}/{YYYY}``, ``il y a {N} {U}``), so that a noisy value is rendered in the same format,
 case and language as the original ("26 février 2020" stays a French written date, "il y a 10 ans"
-stays relative, "12/02/2020" stays dd/mm/yyyy). The unit is how the expression is written: an exact
-date is in days, "février 2020" in months, "2019" in years, "il y a 3 semaines" in weeks.
+stays relative, "12/02/2020" stays dd/mm/yyyy, "13 janv. 2024" stays abbreviated). The unit is
+how the expression is written: an exact date is in days, "février 2020" in months, "2019" in
+years, "il y a 3 semaines" in weeks.
 
 Numeric dates are read in the feed's order (``order``: "dmy" for French, Spanish and British
 feeds, "mdy" for US feeds, see ``RawNote.locale``/``date_order``) and written back in the same
@@ -23,12 +24,15 @@ from typing import Literal, cast
 from deid.temporal.lexicon import (
     FEMININE_UNITS,
     FUTURE_WORDS,
+    MONTH_ABBREVIATIONS,
     MONTHS,
     NUMBERS,
     ONE_FEMININE,
     UNIT_WORDS,
     WEEKDAYS,
     fold,
+    is_abbreviation,
+    month_abbreviation,
     month_index,
     number_value,
     unit_of,
@@ -74,7 +78,10 @@ def _alt(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in uniq)
 
 
-_MON = {lang: _alt(list(names)) for lang, names in MONTHS.items()}
+# full names and their abbreviations ("janv.", "Sept", "dic"): a month the pattern misses is left to
+# the year pattern, and its day and month would then be printed unchanged
+_MON = {lang: _alt([*names, *(f for forms in MONTH_ABBREVIATIONS[lang] for f in forms)])
+        for lang, names in MONTHS.items()}
 _NUM = {lang: r"\d{1,3}|" + _alt([*NUMBERS[lang][1:], *(["une", "un"] if lang == "fr" else []),
                                    *(["una", "un"] if lang == "es" else [])]) for lang in NUMBERS}
 _UNIT = {lang: _alt([w for fams in UNIT_WORDS[lang].values() for f in fams for w in f])
@@ -145,8 +152,26 @@ def _month_style(word: str) -> str:
     return "{Mon}" if word[:1].isupper() else "{mon}"
 
 
+def _month_part(m: re.Match[str], lang: str) -> tuple[int, int, str]:
+    """The template part of the month word of ``m``: a name, or an abbreviation written back as an
+    abbreviation, its period included ("janv." -> "févr.", but "mars" without one)."""
+    word = m.group("MON")
+    style = _month_style(word)
+    if not is_abbreviation(lang, word):
+        return (*m.span("MON"), style)
+    end = m.end("MON")
+    dotted = m.string[end : end + 1] == "."
+    return (m.start("MON"), end + dotted, style[:-1] + ("_ap}" if dotted else "_a}"))
+
+
 def _pad_token(text: str, name: str) -> str:
     return "{" + name + name + "}" if len(text) == 2 else "{" + name + "}"
+
+
+def _written_day_token(text: str) -> str:
+    """The day of a date with a month name: padded only when written with a leading zero ("Jan 13"
+    of a surrogate 1 March reads "Mar 1", "Jan 05" reads "Mar 01")."""
+    return "{DD}" if len(text) == 2 and text.startswith("0") else "{D}"
 
 
 def _two_digit_year(yy: int, ref: date | None) -> int:
@@ -181,7 +206,7 @@ def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> T
             if idx is None:
                 continue
             month = idx
-            parts.append((*m.span("MON"), _month_style(g["MON"])))
+            parts.append(_month_part(m, lang))
         elif g.get("M"):
             month = int(g["M"])
             parts.append((*m.span("M"), _pad_token(g["M"], "M")))
@@ -192,6 +217,8 @@ def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> T
                 parts.append((m.start("D"), m.end("er") if g.get("er") else m.end("D"), "{D1}"))
             elif g.get("th"):
                 parts.append((m.start("D"), m.end("th"), "{Dth}"))
+            elif g.get("MON"):
+                parts.append((*m.span("D"), _written_day_token(g["D"])))
             else:
                 parts.append((*m.span("D"), _pad_token(g["D"], "D")))
         numeric = bool(g.get("M") and g.get("D") and g.get("s"))  # d/m/y written in the feed's order
@@ -237,7 +264,7 @@ def _parse_day_month(text: str, lang: str, order: str) -> Temporal | None:
             month = month_index(lang, g["MON"])
             if month is None:
                 continue
-            parts.append((*m.span("MON"), _month_style(g["MON"])))
+            parts.append(_month_part(m, lang))
         else:
             month = int(g["M"])
             if order == "mdy" and day <= 12:
@@ -251,7 +278,7 @@ def _parse_day_month(text: str, lang: str, order: str) -> Temporal | None:
             elif g.get("th"):
                 parts.append((m.start("D"), m.end("th"), "{Dth}"))
             else:
-                parts.append((*m.span("D"), _pad_token(g["D"], "D")))
+                parts.append((*m.span("D"), _written_day_token(g["D"])))
         try:
             when = date(2000, month, day)
         except ValueError:
@@ -277,7 +304,7 @@ def _parse_partial(text: str, lang: str, order: str = "dmy") -> Temporal | None:
     if m is not None and len(m.group("MON")) >= 3:
         idx = month_index(lang, m.group("MON"))
         if idx is not None:
-            tok = (*m.span("MON"), _month_style(m.group("MON")))
+            tok = _month_part(m, lang)
             return Temporal("partial", "month", lang, _build(text, [tok]), amount=idx, past=not future)
     return None
 
@@ -405,9 +432,13 @@ def render(t: Temporal) -> str:
             case "WD" | "Wd" | "wd":
                 wd = WEEKDAYS[t.lang][w.weekday()]
                 return wd.upper() if name == "WD" else (wd.capitalize() if name == "Wd" else wd.lower())
-            case "MON" | "Mon" | "mon":
-                mon = MONTHS[t.lang][w.month - 1]
-                return mon.upper() if name == "MON" else (mon.capitalize() if name == "Mon" else mon.lower())
+            case "MON" | "Mon" | "mon" | "MON_a" | "Mon_a" | "mon_a" | "MON_ap" | "Mon_ap" | "mon_ap":
+                style, _, abbr = name.partition("_")
+                mon, short = MONTHS[t.lang][w.month - 1], False
+                if abbr:
+                    mon, short = month_abbreviation(t.lang, w.month)
+                mon = mon.upper() if style == "MON" else (mon.capitalize() if style == "Mon" else mon.lower())
+                return mon + "." if abbr == "ap" and short else mon
         raise ValueError("unknown template token")
 
     return _TOKEN.sub(tok, t.template)
@@ -459,13 +490,36 @@ def _period_mid(unit: str, d: date) -> date:
     return d
 
 
+def _period_point(unit: str, d: date, ref: date | None) -> date:
+    """The day that stands for the month or year of ``d``, read in a note of date ``ref``.
+
+    A period before the note's is its middle (``_period_mid``). The note's own period would put its
+    middle after the note's date when the note is written in its first half ("en 2024" in a note
+    of 20 April 2024 at 2 July): the point would land after the note's date, on the timeline's open
+    side, free to fly decades away. So the note's period and every later one are moved back by the
+    same number of days, ``mid(note's period) - ref`` (0 in the second half): the note's own period
+    stands at the note's date (it then shares the note date's surrogate) and a later one stays
+    inside its period. The map depends on the true value and the note's date only, keeps the order
+    of periods, and moves a point by at most one unit when its period moves by one (the gaps
+    between consecutive periods shrink, never grow), so the unit's sensitivity is unchanged.
+    """
+    mid = _period_mid(unit, d)
+    if ref is None or unit not in ("month", "year"):
+        return mid
+    ref_mid = _period_mid(unit, ref)
+    if mid < ref_mid:
+        return mid
+    return mid - timedelta(days=max(0, (ref_mid - ref).days))
+
+
 def point_day(t: Temporal, ref: date | None) -> date | None:
     """The true day that ``t`` stands for on the patient's timeline, or None when it needs the
-    note's date and has none (relative and partial expressions) or is an age."""
+    note's date and has none (relative and partial expressions) or is an age. A month or a year
+    that contains the note's date stands at or before it (``_period_point``)."""
     try:
         if t.kind == "date":
             assert t.when is not None
-            return _period_mid(t.unit, t.when)
+            return _period_point(t.unit, t.when, ref)
         if ref is None or t.kind == "age":
             return None
         sign = -1 if t.past else 1
@@ -473,7 +527,7 @@ def point_day(t: Temporal, ref: date | None) -> date | None:
             if t.unit in ("day", "week"):
                 return ref + timedelta(days=sign * t.amount * (7 if t.unit == "week" else 1))
             months = t.amount * (12 if t.unit == "year" else 1)
-            return _period_mid(t.unit, _add_months(ref, sign * months))
+            return _period_point(t.unit, _add_months(ref, sign * months), ref)
         if t.unit == "day" and t.when is not None:  # "le 12 mars": the last 12 March (or next)
             return _nearest_day_month(t.when, ref, t.past)
         if t.unit == "day":  # a weekday: the one before (or after) the note's date
@@ -484,7 +538,7 @@ def point_day(t: Temporal, ref: date | None) -> date | None:
             year = ref.year if t.amount <= ref.month else ref.year - 1
         else:
             year = ref.year if t.amount > ref.month else ref.year + 1
-        return date(year, t.amount, 15)
+        return _period_point("month", date(year, t.amount, 1), ref)
     except (OverflowError, ValueError):
         return None
 

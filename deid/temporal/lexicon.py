@@ -13,6 +13,19 @@ MONTHS: dict[str, tuple[str, ...]] = {
            "October", "November", "December"),
 }
 
+# Abbreviated month names, per month: the first is the one written back ("13 janv. 2024" of a
+# surrogate February reads "13 févr. 2024"); a short name that is its own abbreviation ("mars",
+# "mai", "May") is written without a period. French "sept" is also the number seven: a written
+# number is read as an amount before a month is tried ("sept jours").
+MONTH_ABBREVIATIONS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "fr": (("janv", "jan"), ("févr", "fév"), ("mars",), ("avr",), ("mai",), ("juin",), ("juil",),
+           ("août",), ("sept", "sep"), ("oct",), ("nov",), ("déc",)),
+    "es": (("ene",), ("feb",), ("mar",), ("abr",), ("may",), ("jun",), ("jul",), ("ago",),
+           ("sept", "sep", "set"), ("oct",), ("nov",), ("dic",)),
+    "en": (("Jan",), ("Feb",), ("Mar",), ("Apr",), ("May",), ("Jun",), ("Jul",), ("Aug",), ("Sep", "Sept"),
+           ("Oct",), ("Nov",), ("Dec",)),
+}
+
 WEEKDAYS: dict[str, tuple[str, ...]] = {  # Monday first, as date.weekday() counts
     "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
     "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
@@ -67,11 +80,26 @@ def fold(text: str) -> str:
 def month_index(lang: str, word: str) -> int | None:
     """1..12 for a full or abbreviated (>= 3 letters) month name of ``lang``."""
     w = fold(word).rstrip(".")
+    for i, forms in enumerate(MONTH_ABBREVIATIONS[lang], start=1):
+        if w in (fold(f) for f in forms):  # before prefixes: Spanish "set" is no prefix of "septiembre"
+            return i
     for i, name in enumerate(MONTHS[lang], start=1):
         f = fold(name)
         if w == f or (len(w) >= 3 and f.startswith(w) and w != "ma"):
             return i
     return None
+
+
+def is_abbreviation(lang: str, word: str) -> bool:
+    """Whether ``word`` is a month written shorter than its full name ("janv", "Sept", not "mai")."""
+    i = month_index(lang, word)
+    return i is not None and fold(word).rstrip(".") != fold(MONTHS[lang][i - 1])
+
+
+def month_abbreviation(lang: str, month: int) -> tuple[str, bool]:
+    """The abbreviation written back for ``month`` (1..12) and whether it is shorter than the name."""
+    abbr = MONTH_ABBREVIATIONS[lang][month - 1][0]
+    return abbr, fold(abbr) != fold(MONTHS[lang][month - 1])
 
 
 def number_value(lang: str, word: str) -> int | None:

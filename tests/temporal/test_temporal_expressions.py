@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid.temporal import parse, render
-from deid.temporal.expressions import Temporal, from_canonical, shifted
+from deid.temporal.expressions import Temporal, from_canonical, point_day, render_point, shifted
 
 REF = date(2020, 3, 1)
 
@@ -117,17 +117,18 @@ def test_shift_leaves_durations():
 
 _TEMPLATES = {
     "fr": ["{DD}/{MM}/{YYYY}", "{D1} {mon} {YYYY}", "le {D1} {Mon} {YYYY}", "{YYYY}-{MM}-{DD}",
-           "{D}.{M}.{YYYY}"],
-    "es": ["{DD}/{MM}/{YYYY}", "{D} de {mon} de {YYYY}", "{DD}-{MM}-{YYYY}", "el {D} de {Mon} de {YYYY}"],
+           "{D}.{M}.{YYYY}", "{D1} {mon_ap} {YYYY}", "le {D1} {mon_a} {YYYY}"],
+    "es": ["{DD}/{MM}/{YYYY}", "{D} de {mon} de {YYYY}", "{DD}-{MM}-{YYYY}", "el {D} de {Mon} de {YYYY}",
+           "{D} {mon_a} {YYYY}", "{D} de {mon_ap} de {YYYY}"],
     "en": ["{Mon} {D}, {YYYY}", "{D} {Mon} {YYYY}", "{Mon} {Dth}, {YYYY}", "{DD}/{MM}/{YYYY}",
-           "{YYYY}-{MM}-{DD}"],
+           "{YYYY}-{MM}-{DD}", "{Mon_a} {D}, {YYYY}", "{D} {Mon_ap} {YYYY}"],
 }
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     lang=st.sampled_from(["fr", "es", "en"]),
-    idx=st.integers(min_value=0, max_value=4),
+    idx=st.integers(min_value=0, max_value=6),
     day=st.dates(min_value=date(1900, 1, 1), max_value=date(2099, 12, 31)),
 )
 def test_rendered_dates_parse_back_to_the_same_day(lang, idx, day):
@@ -183,3 +184,87 @@ def test_a_day_and_month_without_a_year_is_a_partial_date_placed_nearest_to_the_
     assert render_point(us, date(2024, 11, 4), None) == "11/4"
     late = parse("20/12", "fr", ref=ref)  # 20 December is nearer last year
     assert late is not None and point_day(late, ref) == date(2023, 12, 20)
+
+
+@pytest.mark.parametrize(("text", "lang", "when", "moved"), [
+    ("Mar 2, 2024", "en", date(2024, 3, 2), "Sep 11, 2021"),
+    ("Jan 13, 1956", "en", date(1956, 1, 13), "Sep 11, 2021"),
+    ("JAN 05, 1956", "en", date(1956, 1, 5), "SEP 11, 2021"),
+    ("2 Sept 2023", "en", date(2023, 9, 2), "11 Sep 2021"),
+    ("Dec. 3, 2020", "en", date(2020, 12, 3), "Sep. 11, 2021"),
+    ("13 janv. 2024", "fr", date(2024, 1, 13), "11 sept. 2021"),
+    ("le 1er févr. 2024", "fr", date(2024, 2, 1), "le 11 sept. 2021"),
+    ("13 sept 2024", "fr", date(2024, 9, 13), "11 sept 2021"),
+    ("13 déc. 2024", "fr", date(2024, 12, 13), "11 sept. 2021"),
+    ("13 ene 1956", "es", date(1956, 1, 13), "11 sept 2021"),
+    ("3 de dic. de 2020", "es", date(2020, 12, 3), "11 de sept. de 2021"),
+])
+def test_abbreviated_month_dates_are_day_points_written_back_abbreviated(text, lang, when, moved):
+    """An abbreviated month was read as a year only, so the true day and month were printed beside
+    a noisy year; now the date is a day and its surrogate is written with an abbreviation too."""
+    t = parse(text, lang, ref=REF)
+    assert t is not None and (t.kind, t.unit, t.when) == ("date", "day", when)
+    assert render(t) == text.replace("Sept", "Sep")  # one abbreviation written back per month
+    assert render(replace(t, when=date(2021, 9, 11))) == moved
+
+
+def test_an_abbreviation_loses_its_period_for_a_month_that_has_none():
+    """"janv." of a surrogate March reads "mars", not "mars."; "Jan" of a surrogate May "May"."""
+    fr = parse("13 janv. 2024", "fr")
+    en = parse("Jan. 13, 2024", "en")
+    assert fr is not None and en is not None
+    assert render(replace(fr, when=date(2024, 3, 1))) == "1er mars 2024"
+    assert render(replace(en, when=date(2024, 5, 4))) == "May 4, 2024"
+
+
+@pytest.mark.parametrize(("text", "lang", "shown"), [
+    ("le 2 févr.", "fr", "le 11 sept."), ("en sept.", "fr", "en sept."), ("14 dic.", "es", "11 sept."),
+    ("Feb 2", "en", "Sep 11"),
+])
+def test_abbreviated_partial_dates_are_read_and_written_back_abbreviated(text, lang, shown):
+    t = parse(text, lang, ref=REF)
+    assert t is not None and t.kind == "partial"
+    assert render_point(t, date(2021, 9, 11), None) == shown
+
+
+def test_french_sept_followed_by_a_unit_is_still_the_number_seven():
+    t = parse("depuis sept jours", "fr")
+    assert t is not None and (t.kind, t.amount, t.unit) == ("relative", 7, "day")
+
+
+@pytest.mark.parametrize(("text", "ref", "point"), [
+    ("en 2024", date(2024, 4, 20), date(2024, 4, 20)),  # was 2 July: after the note
+    ("en avril 2024", date(2024, 4, 5), date(2024, 4, 5)),  # was 15 April
+    ("en avril", date(2024, 4, 5), date(2024, 4, 5)),
+    ("en 2024", date(2024, 9, 20), date(2024, 7, 2)),  # the middle is already before the note
+    ("en 2023", date(2024, 4, 20), date(2023, 7, 2)),
+    ("en 2025", date(2024, 4, 20), date(2025, 4, 20)),  # later periods move back by as much
+    ("dans 2 ans", date(2024, 4, 20), date(2026, 4, 20)),
+])
+def test_a_period_that_contains_the_note_date_stands_at_or_before_it(text, ref, point):
+    t = parse(text, "fr", ref=ref)
+    assert t is not None and point_day(t, ref) == point
+
+
+@settings(max_examples=200, deadline=None)
+@given(ref=st.dates(min_value=date(1950, 1, 1), max_value=date(2090, 12, 31)),
+       offset=st.integers(min_value=-30, max_value=30), unit=st.sampled_from(["month", "year"]))
+def test_period_points_keep_their_order_and_move_one_unit_per_unit(ref, offset, unit):
+    """The privacy claim holds for a point read near the note's date: consecutive periods stay in
+    order, inside their period, and at most 366 days (a year) or 31 days (a month) apart, as the
+    middles of two periods are; so a change of one unit moves the point by at most one unit."""
+    def point(k: int) -> date:
+        if unit == "year":
+            t = Temporal("date", "year", "fr", "{YYYY}", when=date(ref.year + k, 1, 1))
+        else:
+            m = ref.year * 12 + ref.month - 1 + k
+            t = Temporal("date", "month", "fr", "{mon} {YYYY}", when=date(m // 12, m % 12 + 1, 1))
+        got = point_day(t, ref)
+        assert got is not None and t.when is not None
+        assert (got.year, got.month if unit == "month" else 1) == (t.when.year, t.when.month)
+        return got
+
+    a, b = point(offset), point(offset + 1)
+    assert 0 < (b - a).days <= (366 if unit == "year" else 31)
+    if offset == 0:
+        assert a <= ref
