@@ -1,7 +1,9 @@
 """Coherence benchmark: do surrogates keep one identity per person and real place sets?
 
 Synthetic longitudinal patients in French, Spanish and English (US and UK feeds) with their
-spouse, child and doctor and their address (``deid.synth.people``) are substituted note by note
+spouse, child and doctor and their address (``deid.synth.people``: titles and kinship words in or
+before the span, "SMITH, MARY" cut into two spans, "Sra. Martínez García", "Doña Pilar",
+initials) are substituted note by note
 on one store per run (as the worker does), under each substitution mode. Every mention carries
 its shape (``"Mme {G} {S1:upper}"``), so the surrogate's given name, surnames and initial are
 read back from the output with a regular expression built from that shape, not with the code
@@ -12,7 +14,8 @@ under test. Reported, target 0 for each:
 - ``gender_flips``: mentions whose surrogate given name is in the other gender's list of the
   language (and not in the person's);
 - ``shape_breaks``: mentions whose output no longer has the mention's shape (a title or kinship
-  word eaten, a double surname collapsed, a name vanished);
+  word eaten, a double surname collapsed, a name vanished), or whose initial now reads as a
+  title (French "M. Lebreton" is Monsieur Lebreton, Spanish "D. Rivero" Don Rivero);
 - ``broken_family_links``: a child or spouse whose surrogate surnames do not follow the
   patient's (Spanish: child = father's first + mother's first);
 - ``impossible_place_sets``: addresses whose town, postcode and state / department / nation exist
@@ -41,7 +44,7 @@ from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter, mode_settings
 from deid.surrogates import gazetteer as gz
 from deid.surrogates import names
-from deid.synth.people import Address, Family, SynthNote, generate_families
+from deid.synth.people import Address, Family, SynthNote, generate_families, reads_as_title
 from deid.temporal.lexicon import fold
 
 MODEL = ModelInfo(name="gold", version="0")
@@ -128,7 +131,7 @@ async def run_mode(mode: str, families: list[tuple[Family, list[SynthNote]]], se
                     continue
                 f.person_mentions += 1
                 match = shape_regex(m.shape).match(text)
-                if not match:
+                if not match or (match.groupdict().get("I") and reads_as_title(fam.language, match["I"])):
                     f.shape_breaks += 1
                     continue
                 who = fam.people[m.ref]

@@ -19,12 +19,15 @@ Mentions are linked the way a reader links them: a surname alone, an initial or 
 goes with the one person of the note that has it and a compatible gender; when two people could
 match, the mention keeps to its own words (its surname or given name entry) and is not merged.
 A name drawn for a note is never one of that note's own name words, and two different surnames
-(or given names) of a note never get the same surrogate.
+(or given names) of a note never get the same surrogate, and a given name never starts with a
+letter that, as an initial, reads as a title of the language (French "M.", Spanish "D.").
+"SURNAME, GIVEN" cut into two spans is one person; a word after a kinship word, or a given name
+elsewhere in the note, stays a given name.
 """
 
 from __future__ import annotations
 
-import copy
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -44,12 +47,16 @@ class Person:
     given: str
     said: list[str] = field(default_factory=list)  # genders said by titles and kinship words
     lexicon: str | None = None
+    surnames: tuple[str, ...] = ()  # all of them, from the mention that names the most
 
 
 @dataclass
 class PersonMention:
     mention: identity.Mention
     person: tuple[str, str] | None  # the note person it belongs to (first surname, first given)
+    # "[SMITH], [MARY]": the surname and the given name of one person cut into two spans; both
+    # mentions carry (surname, given) and the person is made of the pair
+    pair: tuple[str, str] | None = None
 
 
 def _k(ctx: NoteContext, *parts: str) -> str:
@@ -78,32 +85,42 @@ class PersonOperator(Operator):
     # ------------------------------------------------------------------------------- plan
 
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
-        lang = ctx.language
-        parsed = [
-            identity.parse(
-                it.text,
-                lang,
-                identity.title_before(ctx.note.text[max(0, it.span.start - 40) : it.span.start], lang),
+        lang, text = ctx.language, ctx.note.text
+        by_start = sorted(range(len(items)), key=lambda i: items[i].span.start)
+        found: dict[int, identity.Mention] = {}
+        pairs: dict[int, int] = {}  # given-name mention -> the surname mention before its comma
+        for n, i in enumerate(by_start):
+            it = items[i]
+            before = text[max(0, it.span.start - 40) : it.span.start]
+            prev = by_start[n - 1] if n else None
+            after_comma = prev is not None and self._after_surname_comma(
+                text, items[prev], found[prev], it, lang
             )
-            for it in items
-        ]
-        for it, m in zip(items, parsed, strict=True):
-            if not m.kept:  # a title or kinship word just before the span
-                before = ctx.note.text[max(0, it.span.start - 40) : it.span.start]
-                if before[-1:].isspace():
-                    title_g, kin_g = identity.context_gender(before, lang)
-                    m.title_gender, m.kin_gender = title_g, kin_g
+            m = found[i] = identity.parse(it.text, lang, identity.title_word(before, lang), after_comma)
+            if after_comma and prev is not None:
+                pairs[i] = prev
+                found[prev].as_surname()  # "JAMES, MARY", "CUESTA VEGA, CHITA": surnames before the comma
+            if not m.kept and before[-1:].isspace():  # a title or kinship word just before the span
+                m.title_gender, m.kin_gender = identity.context_gender(before, lang)
+                if identity.kin_before(before) and m.ambiguous in ("single", "caps"):
+                    # "his wife [Mary]": after a kinship word a lone word is her given name
+                    if m.ambiguous == "caps":
+                        m.as_given()
+                    m.ambiguous = ""
+        parsed = [found[i] for i in range(len(items))]
         self._settle_in_note(parsed)
         for it, m in zip(items, parsed, strict=True):
             it.data = PersonMention(m, None)
+        for g, s in pairs.items():
+            gm, sm = parsed[g], parsed[s]
+            if gm.givens and sm.surnames:
+                items[g].data.pair = items[s].data.pair = (sm.surnames[0], gm.givens[0])
         self._people_and_links(ctx, items)
         for it, m in zip(items, parsed, strict=True):
             keys: list[str] = []
             readings = [m]
             if m.ambiguous:  # look up the other reading's entries too: the history may settle it
-                other = copy.deepcopy(m)
-                other.swap() if m.ambiguous == "order" else other.as_surname()
-                readings.append(other)
+                readings.append(m.other_reading())
             for r in readings:
                 for u in r.units:
                     if u.role == "surname":
@@ -125,16 +142,54 @@ class PersonOperator(Operator):
             it.extra_keys = tuple(keys[1:])
 
     @staticmethod
+    def _after_surname_comma(text: str, prev: Item, pm: identity.Mention, it: Item, lang: str) -> bool:
+        """``it`` follows "SURNAME," ("[SMITH], [MARY]", "[SMITH,] [MARY]", "[CUESTA VEGA], [CHITA]"):
+        only a comma (in either span or between them) stands between them, ``it`` is one word, a
+        given name of the lists or written in capitals like the surname (HL7 "FAMILY, GIVEN"), and
+        ``prev`` reads as surnames: read so, or uncued ("order") and either in capitals or, in
+        Spanish, two surnames of the lists the first of which is no given name. A list of people
+        ("Jean Dupont, Marie Martin", "Dupont, Durand", "Jean Dupont, Marie") is no such pair."""
+        if not pm.units or prev.span.end > it.span.start:
+            return False
+        gap = text[prev.span.start + pm.units[-1].end : it.span.start]
+        words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", it.text)  # "JEAN-PIERRE" is one
+        if re.fullmatch(r"\s*,\s*", gap) is None or len(words) != 1:
+            return False
+        caps = all(u.text.isupper() for u in pm.units) and words[0].isupper()
+        if not (caps or identity.is_given(words[0])):
+            return False
+        if all(u.role == "surname" for u in pm.units):
+            return True
+        heads = [u.text for u in pm.units]
+        return pm.ambiguous == "order" and (
+            caps
+            or (
+                lang == "es"
+                and all(identity.is_surname(w) for w in heads)
+                and not identity.is_given(heads[0])
+            )
+        )
+
+    @staticmethod
     def _settle_in_note(parsed: Sequence[identity.Mention]) -> None:
         """ "Denis Christine" next to "Christine DENIS" is Christine Denis; a lone "Olivier" next to
-        "Nathalie OLIVIER" is her surname. Mentions whose reading the case or a comma settled
-        decide."""
+        "Nathalie OLIVIER" is her surname, a lone "MARY" next to "his wife Mary" her given name;
+        "Sra. Martínez Boada" next to "Lucía Martínez Boada" her two surnames. Mentions whose
+        reading the case, a comma, a title or a kinship word settled decide."""
         sure = {(m.surnames[0], m.givens[0]) for m in parsed if not m.ambiguous and m.surnames and m.givens}
         sure_surnames = {s for m in parsed if not m.ambiguous for s in m.surnames}
         sure_givens = {g for m in parsed if not m.ambiguous for g in m.givens}
         sure_initials = {(m.surnames[0], m.given_initial) for m in parsed if m.given_initial and m.surnames}
+        sure_doubles = {tuple(m.surnames[:2]) for m in parsed if not m.ambiguous and len(m.surnames) >= 2}
         for m in parsed:
-            if m.ambiguous == "order":
+            roles = [u.role for u in m.units]
+            if (
+                m.ambiguous == "order"
+                and roles == ["given", "surname"]
+                and (*m.givens, *m.surnames) in sure_doubles
+            ):
+                m.as_surname()  # "Sra. Martínez Boada": the two surnames of a person of the note
+            elif m.ambiguous == "order":
                 here, swapped = (m.surnames[0], m.givens[0]), (m.givens[0], m.surnames[0])
                 said = m.said_gender
                 first_given = next(u.text for u in m.units if u.role == "given")
@@ -159,6 +214,17 @@ class PersonOperator(Operator):
                     m.as_surname()
                 elif v in sure_givens:
                     m.ambiguous = ""
+        # a lone "MARY" goes with how the note's other mentions read it, "Mary Jones" (its order
+        # settled above, or the lists') included: a given name elsewhere stays one
+        givens = {g for m in parsed if m.ambiguous in ("", "order") for g in m.givens}
+        surnames = {s for m in parsed if m.ambiguous in ("", "order") for s in m.surnames}
+        for m in parsed:
+            if m.ambiguous == "caps":
+                v = m.surnames[0]
+                if v in givens and v not in surnames:
+                    m.as_given()
+                elif v in surnames:
+                    m.ambiguous = ""
 
     def _people_and_links(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         lang = ctx.language
@@ -166,15 +232,20 @@ class PersonOperator(Operator):
         people.clear()
         for it in items:
             m = it.data.mention
-            if m.surnames and m.givens:
-                p = people.setdefault((m.surnames[0], m.givens[0]), Person(m.surnames[0], m.givens[0]))
+            pair = it.data.pair
+            if (m.surnames and m.givens) or pair:
+                key = (m.surnames[0], m.givens[0]) if m.surnames and m.givens else pair
+                p = people.setdefault(key, Person(*key))
                 if m.said_gender:
                     p.said.append(m.said_gender)
-                p.lexicon = p.lexicon or identity.gender_of_given(
-                    next(u.text for u in m.units if u.role == "given"), lang
-                )
+                if m.givens:
+                    p.lexicon = p.lexicon or identity.gender_of_given(
+                        next(u.text for u in m.units if u.role == "given"), lang
+                    )
+                if m.surnames and m.surnames[0] == p.surname and len(m.surnames) > len(p.surnames):
+                    p.surnames = tuple(m.surnames)
         for it in items:
-            it.data.person = self._link(it.data.mention, people)
+            it.data.person = it.data.pair or self._link(it.data.mention, people)
 
     @staticmethod
     def _link(m: identity.Mention, people: Mapping[tuple[str, str], Person]) -> tuple[str, str] | None:
@@ -192,6 +263,9 @@ class PersonOperator(Operator):
                 and _compatible(gender(p), said)
                 and (not m.given_initial or p.given.startswith(m.given_initial))
             ]
+            if len(m.surnames) > 1:  # "Sra. Martínez García": the one with both, if the note has her
+                both = [k for k in cands if people[k].surnames[:2] == tuple(m.surnames[:2])]
+                cands = both or cands
         elif m.givens:  # "Mary", "sa fille Marie"
             cands = [k for k, p in people.items() if p.given == m.givens[0] and _compatible(gender(p), said)]
         else:  # "J.D."
@@ -243,6 +317,13 @@ class PersonOperator(Operator):
                 ):
                     m.as_surname()
                     changed = True
+            elif m.ambiguous == "caps":
+                v = m.surnames[0]
+                if get(_k(ctx, "surname", v)) is None and any(
+                    get(_k(ctx, "given", g, v)) is not None for g in GENDERS
+                ):
+                    m.as_given()
+                    changed = True
         if changed:
             self._people_and_links(ctx, items)
             people = _persons(ctx)
@@ -291,9 +372,13 @@ class PersonOperator(Operator):
             taken.add(fold(v))
             return v
 
+        # never an initial that reads as a title ("M. Lebreton" is Monsieur Lebreton): any given name
+        # may be written as an initial in this note or a later one of the patient
+        title_letters = "".join(identity.title_initials(lang))
+
         def draw_first(g: str) -> str:
             for _ in range(32):  # a name that reads as its gender ("Lupe" is in both Spanish lists)
-                v = names.draw_first(rng, lang, g, avoid | taken)
+                v = names.draw_first(rng, lang, g, avoid | taken, initials_not=title_letters)
                 if " " not in v and identity.gender_of_given(v, lang) == g:
                     break
             taken.add(fold(v))
@@ -334,7 +419,8 @@ class PersonOperator(Operator):
             if not m.givens and not m.surnames and m.units:
                 k = _k(ctx, "initials", "".join(u.value for u in m.units))
                 if get(k) is None:
-                    out[k] = "".join(rng.choice("ABCDEFGHIJLMNPRSTV") for _ in m.units)
+                    letters = [c for c in "ABCDEFGHIJLMNPRSTV" if c not in title_letters]
+                    out[k] = "".join(rng.choice(letters) for _ in m.units)
         return [Release(k, v, 0) for k, v in out.items()]
 
     # ----------------------------------------------------------------------------- render

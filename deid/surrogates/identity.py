@@ -231,6 +231,29 @@ _TITLE_LANG = {
     "don": "es",
     "dona": "es",
     "doña": "es",
+    "dna.": "es",
+}
+# Spanish titles of a GIVEN name: "Doña Pilar", "D. Antonio" (a lone word after them is a given name)
+_GIVEN_TITLES = {"don", "d.", "dona", "dna.", "dña."}
+# Spanish titles after which two surnames are the usual shape ("Sra. Martínez García")
+_PAIR_TITLES = {
+    "sr",
+    "sr.",
+    "sra",
+    "sra.",
+    "srta",
+    "srta.",
+    "senor",
+    "senora",
+    "senorita",
+    "dr",
+    "dr.",
+    "dra",
+    "dra.",
+    "doctor",
+    "doctora",
+    "profesor",
+    "profesora",
 }
 _MAIDEN = {"nee", "née", "ne", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve", "born"}
 _PARTICLES = {
@@ -282,8 +305,11 @@ class Mention:
     kept: bool = False  # a title or kinship word was kept
     # how sure the roles are: "" (cued by case, comma, title...), "order" ("Denis Christine": which
     # is the surname was guessed from the name lists), "single" (a lone "Olivier": given name or
-    # surname?). The persons operator settles these by the note's and the history's other mentions.
+    # surname?), "caps" (a lone "MARY", read as a surname because HL7-style capitals usually are
+    # one, though it is a given name too). The persons operator settles these by the note's and the
+    # history's other mentions.
     ambiguous: str = ""
+    title: str = ""  # the folded title word of the mention, in it or just before it ("sra.")
 
     def swap(self) -> None:
         """The other reading of an "order" mention: given names and surnames trade places."""
@@ -292,11 +318,40 @@ class Mention:
         self.ambiguous = ""
 
     def as_surname(self) -> None:
-        """The other reading of a "single" mention: a surname."""
+        """The other reading of a "single" mention: a surname. Also "Sra. Martínez García" read
+        as two surnames instead of a given name and a surname."""
         for u in self.units:
             if u.role == "given":
                 u.role = "surname"
         self.ambiguous = ""
+
+    def as_given(self) -> None:
+        """The other reading of a "caps" mention: a given name."""
+        for u in self.units:
+            if u.role == "surname":
+                u.role = "given"
+        self.ambiguous = ""
+
+    def other_reading(self) -> Mention:
+        """A copy read the other way (for an ambiguous mention)."""
+        other = Mention(
+            self.text,
+            [Unit(**vars(u)) for u in self.units],
+            self.title_gender,
+            self.kin_gender,
+            self.kept,
+            self.ambiguous,
+            self.title,
+        )
+        {"order": other.swap, "single": other.as_surname, "caps": other.as_given}.get(
+            self.ambiguous, lambda: None
+        )()
+        return other
+
+    @property
+    def pair_title(self) -> bool:
+        """A Spanish title after which two surnames are the usual shape ("Sra. Martínez García")."""
+        return self.title in _PAIR_TITLES
 
     @property
     def givens(self) -> list[str]:
@@ -376,9 +431,12 @@ def _key(tok: str) -> str:
     return fold(tok)
 
 
-def parse(text: str, lang: str, title_before: bool = False) -> Mention:
-    """``title_before``: a title stands just before the mention, outside it ("Mme [Bernard]"): a
-    lone word is then a surname, even one that is also a given name."""
+def parse(text: str, lang: str, title_before: bool | str = False, given_after_comma: bool = False) -> Mention:
+    """``title_before``: a title stands just before the mention, outside it ("Mme [Bernard]"), as
+    ``title_word`` gives it: a lone word is then a surname, even one that is also a given name,
+    except after the Spanish titles of a given name ("Doña [Pilar]"). ``given_after_comma``: the
+    mention follows a surname and a comma outside it ("[SMITH], [MARY]"): its words are given
+    names, as in "SMITH, MARY"."""
     m = Mention(text)
     toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
     if toks and all(_is_marker(w, lang) for _, _, w in toks):  # "Mr" alone, "su hija": no name in it
@@ -422,21 +480,31 @@ def parse(text: str, lang: str, title_before: bool = False) -> Mention:
     ):
         title_g = art_g
     m.title_gender, m.kin_gender, m.kept = title_g, kin_g, has_marker
-    has_title = title_before or any(
-        _key(w) in _TITLE_GENDER and _TITLE_LANG.get(_key(w), lang) == lang for _, _, w in toks[:n_prefix]
-    )
+    titles = [
+        _key(w)
+        for _, _, w in toks[:n_prefix]
+        if _key(w) in _TITLE_GENDER and _TITLE_LANG.get(_key(w), lang) == lang
+    ]
+    # the title nearest the name says how to read it ("Doña Pilar" vs "Sra. Martínez García")
+    m.title = titles[-1] if titles else (title_before if isinstance(title_before, str) else "")
+    has_title = bool(title_before) or bool(titles)
     body = toks[n_prefix:]
     # a maiden-name marker splits the body: what follows it is a surname
     maiden_at = next((i for i, (_, _, w) in enumerate(body) if _key(w) in _MAIDEN and i > 0), None)
     maiden = body[maiden_at + 1 :] if maiden_at is not None else []
     body = body[:maiden_at] if maiden_at is not None else body
-    roles = _roles(text, body, lang, has_title, has_marker)
+    if given_after_comma:
+        roles = ["given"] * len(body)
+    else:
+        roles = _roles(text, body, lang, has_title, has_marker, m.title)
     for (s, e, w), role in zip(body, roles, strict=True):
         _add(m, s, e, w, role)
     for s, e, w in maiden:
         _add(m, s, e, w, "surname")
     _merge_particles(m, text)
     words = [w for _, _, w in body]
+    if given_after_comma:
+        return m
     if (
         not maiden
         and {u.role for u in m.units} == {"given", "surname"}
@@ -447,13 +515,15 @@ def parse(text: str, lang: str, title_before: bool = False) -> Mention:
     elif (
         not maiden
         and len(m.units) == 1
-        and m.units[0].role == "given"
         and len(words) == 1
         and not has_marker
         and not title_before
         and "," not in text
     ):
-        m.ambiguous = "single"
+        if m.units[0].role == "given":
+            m.ambiguous = "single"
+        elif m.units[0].role == "surname" and words[0].isupper() and is_given(words[0]):
+            m.ambiguous = "caps"
     return m
 
 
@@ -486,7 +556,7 @@ def _add(m: Mention, s: int, e: int, w: str, role: str) -> None:
 
 
 def _roles(
-    text: str, body: list[tuple[int, int, str]], lang: str, has_title: bool, has_marker: bool
+    text: str, body: list[tuple[int, int, str]], lang: str, has_title: bool, has_marker: bool, title: str = ""
 ) -> list[str]:
     n = len(body)
     if n == 0:
@@ -501,7 +571,7 @@ def _roles(
     paren = [i for i in range(1, n) if "(" in text[body[i - 1][1] : body[i][0]]]
     if paren:
         i = paren[0]
-        inner = _roles(text, body[:i], lang, has_title, has_marker)
+        inner = _roles(text, body[:i], lang, has_title, has_marker, title)
         if "given" not in inner:
             return inner + ["given"] * (n - i)
         return inner + ["given"] * (n - i)  # more given names: replaced too, never kept
@@ -513,6 +583,8 @@ def _roles(
             return ["given"]
         if _is_initial(w):
             return ["given"]
+        if lang == "es" and title in _GIVEN_TITLES and (is_given(w) or not is_surname(w)):
+            return ["given"]  # "Doña Pilar", "D. Antonio": Don/Doña name a given name ("D. Martínez" aside)
         if not has_title and is_given(w) and not (w.isupper() and len(w) > 1 and is_surname(w)):
             return ["given"]
         return ["surname"]
@@ -530,6 +602,14 @@ def _roles(
         return ["given"] * k + ["surname"] * (n - k)
     ng = len(groups)
     if ng == 1:
+        return ["surname"] * n
+    if (
+        lang == "es"
+        and title in _PAIR_TITLES
+        and ng == 2
+        and all(is_surname(h) for _, h in groups)
+        and not is_given(groups[0][1])
+    ):  # "Sra. Martínez García": a Spanish title before two surnames, no given name
         return ["surname"] * n
     if (
         ng == 2
@@ -620,20 +700,40 @@ def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]
         if g is None and len(words) > 1:
             g = _ARTICLE_GENDER.get(_key(words[-2]))
         return g, None
-    if last in KIN:
+    if last in KIN and words[-1].islower():  # "COUSIN, [PHILIPPINE]": a surname, not her cousin
         return None, KIN[last]
     return None, None
 
 
 def title_before(before: str, lang: str) -> bool:
     """A title is the last word before a mention ("Mme [Bernard]", "el Dr. [García]")."""
+    return bool(title_word(before, lang))
+
+
+def title_word(before: str, lang: str) -> str:
+    """The folded title that is the last word before a mention ("Mme [Bernard]" -> "mme"), or ""."""
     words = [w.group() for w in _WORD.finditer(before[-40:])]
     if not words or not before[-1:].isspace():
-        return False
+        return ""
     last = _key(words[-1])
-    return (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(
-        last, lang
-    ) == lang
+    if (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(last, lang) == lang:
+        return last
+    return ""
+
+
+def kin_before(before: str) -> bool:
+    """A kinship word is the last word before a mention ("his wife [Mary]", "su pareja [Luis]"): what
+    follows it is a given name, or a full name, never a surname alone."""
+    words = [w.group() for w in _WORD.finditer(before[-40:])]
+    return bool(words) and before[-1:].isspace() and _key(words[-1]) in KIN and words[-1].islower()
+
+
+@cache
+def title_initials(lang: str) -> frozenset[str]:
+    """Letters that, as an initial before a surname, read as a title of the language: French "M."
+    (Monsieur), Spanish "D." (Don). A surrogate given name drawn for ``lang`` avoids them, so that
+    "C. Dupont" never becomes "M. Lebreton"."""
+    return frozenset(k[0].upper() for k, la in _TITLE_LANG.items() if la == lang and len(k.rstrip(".")) == 1)
 
 
 def _is_marker(word: str, lang: str) -> bool:

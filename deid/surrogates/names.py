@@ -116,10 +116,15 @@ def _draw(rng: random.Random, pool: Sequence[str], avoid: Collection[str], exclu
     return rng.choice([n for n in others if allowed(n)] or others)
 
 
-def draw_first(rng: random.Random, lang: str, gender: str | None, avoid: Collection[str] = ()) -> str:
+def draw_first(
+    rng: random.Random, lang: str, gender: str | None, avoid: Collection[str] = (), initials_not: str = ""
+) -> str:
+    """``initials_not``: letters the name may not start with (French "M" reads as Monsieur when the
+    name is written as an initial)."""
     lists = name_lists()[lang]
     g = gender or rng.choice(("male", "female"))
-    return _draw(rng, lists[g], avoid)
+    pool = [n for n in lists[g] if n[:1].upper() not in initials_not] if initials_not else lists[g]
+    return _draw(rng, pool or lists[g], avoid)
 
 
 def draw_last(rng: random.Random, lang: str, exclude: str = "", avoid: Collection[str] = ()) -> str:

@@ -5,8 +5,11 @@ which address each mention is, and in what shape it is written.
 Made for the coherence benchmark (``bench/coherence.py``): every mention carries a ``shape``, a
 template such as ``"Mme {G} {S1:upper}"`` or ``"su hija {G} {S1} {S2}"``, from which the surrogate's
 given name, surnames and initials can be read back out of the de-identified note without the
-code under test. Identities are invented: given names and surnames are drawn from the name lists
-of the language (``deid/data/names.json``), towns from the shipped address tables.
+code under test. A person shape may also put words outside the gold spans, between ``<`` and
+``>``, as the model cuts them: ``"<Sra. >{S1} {S2}"`` (the title before the span),
+``"<his wife >{G}"``, ``"{S1:upper}<, >{G:upper}"`` ("SMITH, MARY" as two spans, one mention
+each). Identities are invented: given names and surnames are drawn from the name lists of the
+language (``deid/data/names.json``), towns from the shipped address tables.
 """
 
 from __future__ import annotations
@@ -160,6 +163,10 @@ def _full(lang: str) -> str:
     return "{G} {S1} {S2}" if lang == "es" else "{G} {S1}"
 
 
+# Spanish titles of a given name ("Doña Pilar", "D. Antonio")
+_DON = {"female": ("Doña", "Dña."), "male": ("Don", "D.")}
+
+
 def patient_shapes(lang: str, gender: str) -> list[str]:
     t = _TITLE[lang][gender]
     if lang == "fr":
@@ -171,6 +178,8 @@ def patient_shapes(lang: str, gender: str) -> list[str]:
             "{S1}, {G}",
             "{I}. {S1}",
             f"{t} {{S1:upper}} ({{G}})",
+            f"<{t} >{{S1}}",
+            "{S1:upper}<, >{G:upper}",
         ]
     if lang == "es":
         return [
@@ -180,8 +189,34 @@ def patient_shapes(lang: str, gender: str) -> list[str]:
             "{S1} {S2}, {G}",
             "{G} {S1}",
             "{S1:upper} {S2:upper}, {G}",
+            f"{t} {{S1}} {{S2}}",
+            f"<{t} >{{S1}} {{S2}}",
+            *(f"{d} {{G}}" for d in _DON[gender]),
+            f"<{_DON[gender][0]} >{{G}}",
+            "{I}. {S1} {S2}",
+            "{S1:upper} {S2:upper}<, >{G:upper}",
         ]
-    return [f"{t} {{G}} {{S1}}", f"{t} {{S1}}", "{G}", "{S1:upper}, {G:upper}", "{G} {S1}", "{I}. {S1}"]
+    return [
+        f"{t} {{G}} {{S1}}",
+        f"{t} {{S1}}",
+        "{G}",
+        "{S1:upper}, {G:upper}",
+        "{G} {S1}",
+        "{I}. {S1}",
+        "{S1:upper}<, >{G:upper}",
+        f"<{t} >{{S1}}",
+    ]
+
+
+def reads_as_title(lang: str, initial: str) -> bool:
+    """An initial before a surname that a reader takes for a title: French "M." (Monsieur),
+    Spanish "D." (Don)."""
+    return initial.upper() in identity.title_initials(lang)
+
+
+def _initials_ok(shapes: list[str], lang: str, p: Someone) -> list[str]:
+    """The shapes without an initial when the person's own initial would read as a title."""
+    return [s for s in shapes if "{I}" not in s] if reads_as_title(lang, p.given[:1]) else shapes
 
 
 def _render(shape: str, p: Someone) -> str:
@@ -207,11 +242,16 @@ class _Builder:
         self.text += s
 
     def person(self, p: Someone, shape: str, label: Label) -> None:
-        s = _render(shape, p)
-        self.mentions.append(
-            Mention(Span(len(self.text), len(self.text) + len(s), label), "person", p.pid, shape)
-        )
-        self.text += s
+        # "<...>" is text outside the spans: each piece between is a mention of its own
+        for i, piece in enumerate(re.split(r"<([^>]*)>", shape)):
+            if i % 2:
+                self.text += piece
+            elif piece:
+                s = _render(piece, p)
+                self.mentions.append(
+                    Mention(Span(len(self.text), len(self.text) + len(s), label), "person", p.pid, piece)
+                )
+                self.text += s
 
     def place(self, a: Address, part: str, label: Label) -> None:
         s = getattr(a, part)
@@ -258,9 +298,13 @@ _SENTENCES = {
 def family_notes(fam: Family, rng: random.Random, n_notes: int, start: date) -> list[SynthNote]:
     lang = fam.language
     out: list[SynthNote] = []
-    shapes = patient_shapes(lang, fam.patient.gender)
-    if lang == "fr" and fam.patient.given[:1] == "M":  # "M. Dupont" reads as Monsieur, not Marc
-        shapes = [s for s in shapes if not s.startswith("{I}")]
+    # "M. Dupont" reads as Monsieur, not Marc; "D. Martínez" as Don, not Diego
+    shapes = _initials_ok(patient_shapes(lang, fam.patient.gender), lang, fam.patient)
+    dt = _DR[lang][fam.doctor.gender]
+    doctor_short = [f"{dt} {{S1}}", f"{dt} {{I}}. {{S1}}"]
+    if lang == "es":  # "Dra. Martínez García", the title in the span or before it
+        doctor_short += [f"{dt} {{S1}} {{S2}}", f"<{dt} >{{S1}} {{S2}}"]
+    doctor_short = _initials_ok(doctor_short, lang, fam.doctor)
     a = fam.address
     for k in range(n_notes):
         b = _Builder()
@@ -294,12 +338,20 @@ def family_notes(fam: Family, rng: random.Random, n_notes: int, start: date) -> 
                 b.add(")")
         b.add(w[3])
         rel, who = (("spouse", fam.spouse), ("child", fam.child))[k % 2]
-        b.person(who, _KIN[lang][rel][who.gender] + " " + _full(lang), Label.RELATIVE)
+        kin = _KIN[lang][rel][who.gender]
+        b.person(
+            who,
+            rng.choice([f"{kin} {_full(lang)}", f"<{kin} >{_full(lang)}", f"<{kin} >{{G}}"]),
+            Label.RELATIVE,
+        )
+        if rng.random() < 0.5:  # the relative again, as a header writes them ("SMITH, MARY" in two spans)
+            b.add(" (")
+            b.person(who, "{S1:upper}<, >{G:upper}", Label.RELATIVE)
+            b.add(")")
         b.add(w[4])
-        dt = _DR[lang][fam.doctor.gender]
         b.person(fam.doctor, f"{dt} {{G}} {{S1}}" + (" {S2}" if lang == "es" else ""), Label.STAFF)
         b.add(w[5])
-        b.person(fam.doctor, f"{dt} {{S1}}", Label.STAFF)
+        b.person(fam.doctor, rng.choice(doctor_short), Label.STAFF)
         b.add(w[6])
         b.person(fam.patient, rng.choice(shapes), Label.PATIENT)
         b.add(w[7])

@@ -534,3 +534,158 @@ async def test_name_order_the_lists_cannot_tell_is_settled_by_the_note_and_the_h
     _, given = a[2].split(" ")
     assert female(given, "fr") and b[1] == a[2]
     assert a[4] == a[3].split(" ")[1].title()
+
+
+# "SMITH, MARY" cut by the model into two spans, next to "his wife Mary": one woman, one given name
+EN_SPLIT = [
+    ("Mr John Smith", L.PATIENT),
+    ", 72, seen today with his wife ",
+    ("Mary", L.RELATIVE),
+    ". Next of kin: ",
+    ("SMITH", L.RELATIVE),
+    ", ",
+    ("MARY", L.RELATIVE),
+    " (wife). ",
+    ("Mary", L.RELATIVE),
+    " reports he sleeps poorly.",
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_given_name_after_surname_comma_stays_one_in_this_note_and_the_next(seed: int) -> None:
+    store = InMemoryStore()
+    n1 = build(EN_SPLIT)  # type: ignore[arg-type]
+    n2 = build(["Seen with ", ("Mary Smith", L.RELATIVE), ". ", ("Mrs Smith", L.RELATIVE), " is his carer."])
+    [a] = await run([n1], "en", seed, locale="en-US", store=store)
+    [b] = await run([n2], "en", seed + 10, locale="en-US", store=store)
+    [again] = await run([n1], "en", seed + 20, locale="en-US", store=store)
+    john, wife, caps_s, caps_g, mary = a
+    m = re.fullmatch(r"Mr (\w+) (\w+)", john)
+    assert m, a
+    g, s = m.groups()
+    # the wife: one given name everywhere, the husband's surname in "SMITH, MARY"
+    assert female(wife, "en") and wife not in (g, s) and caps_g == wife.upper() and mary == wife, a
+    assert caps_s == s.upper()
+    # a later note of the patient names her in full: the same woman, not a second one
+    assert b == [f"{wife} {s}", f"Mrs {s}"]
+    # the same note again for the same patient reads the same
+    assert again == a
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_spanish_title_before_two_surnames_keeps_two_surnames(seed: int) -> None:
+    text, spans = build(
+        [
+            "Paciente ",
+            ("Lucía Martínez García", L.PATIENT),
+            ". Control de la Sra. ",
+            ("Martínez García", L.PATIENT),
+            " (",
+            ("Sra. Martínez García", L.PATIENT),
+            "). La ve la ",
+            ("Dra. Jiménez Martín", L.STAFF),
+            ", y el ",
+            ("Sr. Martínez Boada", L.PERSON),
+            " firma.",
+        ]
+    )
+    [o] = await run([(text, spans)], "es", seed)
+    full, sra, sra_in, dra, sr = o
+    m = re.fullmatch(r"(\w+) (\w+) (\w+)", full)
+    assert m and female(m[1], "es"), o
+    _, s1, s2 = m.groups()
+    # her surnames, not a given name and a surname
+    assert sra == f"{s1} {s2}" and sra_in == f"Sra. {s1} {s2}", o
+    # a doctor named by her two surnames only: two surnames, neither reads as a given name
+    dm = re.fullmatch(r"Dra\. (\w+) (\w+)", dra)
+    assert dm and not any(identity.is_given(w) for w in dm.groups()), dra
+    # a man sharing her first surname: that surname's surrogate, then another
+    sm = re.fullmatch(r"Sr\. (\w+) (\w+)", sr)
+    assert sm and sm[1] == s1 and not identity.is_given(sm[2]) and sm[2] != s2, sr
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_don_and_dona_stand_before_a_given_name(seed: int) -> None:
+    text, spans = build(
+        [
+            "Paciente ",
+            ("Pilar Gómez Ruiz", L.PATIENT),
+            ". Doña ",
+            ("Pilar", L.PATIENT),
+            " refiere mejoría. ",
+            ("Doña Pilar", L.PATIENT),
+            " acude con ",
+            ("D. Antonio", L.RELATIVE),
+            ", su marido. Firma ",
+            ("Dña. Pilar", L.PATIENT),
+            ".",
+        ]
+    )
+    [o] = await run([(text, spans)], "es", seed)
+    full, pilar, dona, don, dna = o
+    g = full.split(" ")[0]
+    assert female(g, "es") and pilar == g and dona == f"Doña {g}" and dna == f"Dña. {g}", o
+    dm = re.fullmatch(r"D\. (\w+)", don)
+    assert dm and male(dm[1], "es") and dm[1] != "Antonio", don
+
+
+async def test_an_initial_never_reads_as_a_title() -> None:
+    """French "M. Lebreton" is Monsieur Lebreton, Spanish "D. Rivero" Don Rivero: a person written
+    by an initial gets a surrogate given name whose initial is no title, in the note that names
+    them in full and in a later one that gives only the initial."""
+    for seed in range(40):
+        store = InMemoryStore()
+        fr1 = build(["Patiente ", ("Claire Dupont", L.PATIENT), ", vue ce jour."])
+        fr2 = build(["Courrier à ", ("C. Dupont", L.PATIENT), " et au ", ("Dr L. Moreau", L.STAFF), "."])
+        [a] = await run([fr1], "fr", seed, store=store)
+        [b] = await run([fr2], "fr", seed, store=store)
+        g, s = a[0].split(" ", 1)
+        assert b[0] == f"{g[0]}. {s}" and g[0] != "M", (a, b)
+        assert not b[1].startswith("Dr M."), b
+        es = build(["Paciente ", ("Carmen Martínez", L.PATIENT), " (", ("C. Martínez", L.PATIENT), ")."])
+        [c] = await run([es], "es", seed)
+        assert c[0][0] != "D" and c[1] == f"{c[0][0]}. {c[0].split(' ')[1]}", c
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_header_cut_in_surname_and_given_spans_is_one_person_in_french_and_spanish(seed: int) -> None:
+    """ "COUSIN, PHILIPPINE": Cousin is her surname here, not a kinship word saying she is a man;
+    "CUESTA VEGA, CHITA" in a later note: two surnames before the comma, as in the first note."""
+    fr = build(
+        [
+            ("Mme Philippine COUSIN", L.PATIENT),
+            " vue ce jour. Dossier : ",
+            ("COUSIN", L.PATIENT),
+            ", ",
+            ("PHILIPPINE", L.PATIENT),
+            ".",
+        ]
+    )
+    [o] = await run([fr], "fr", seed)
+    m = re.fullmatch(r"Mme (\w+) (\w+)", o[0])
+    assert m and female(m[1], "fr") and o[1:] == [m[2], m[1].upper()], o
+    store = InMemoryStore()
+    es1 = build(["Paciente ", ("Chita Cuesta Vega", L.PATIENT), ", acude a consulta."])
+    es2 = build(["Informe de ", ("CUESTA VEGA", L.PATIENT), ", ", ("CHITA", L.PATIENT), "."])
+    [a] = await run([es1], "es", seed, store=store)
+    [b] = await run([es2], "es", seed + 1, store=store)
+    g, s1, s2 = a[0].split(" ")
+    assert b == [f"{s1} {s2}".upper(), g.upper()], (a, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_lone_capitalised_given_name_reads_as_the_note_and_history_read_it(seed: int) -> None:
+    """ "MARY" alone in capitals is read as a surname only when nothing says otherwise: beside
+    "Mary Jones" in the note, or after a note that named her, it is her given name. A list of
+    people ("Jean Dupont, Marie Martin") is no "SURNAME, GIVEN" pair."""
+    store = InMemoryStore()
+    n1 = build([("Mary Jones", L.PATIENT), " seen. Contact ", ("MARY", L.PATIENT), " on the ward."])
+    n2 = build(["Phone call: ", ("MARY", L.PATIENT), " is better."])
+    [a] = await run([n1], "en", seed, store=store)
+    [b] = await run([n2], "en", seed + 1, store=store)
+    g = a[0].split(" ")[0]
+    assert a[1] == g.upper() and b == [g.upper()], (a, b)
+    fr = build(["Présents : ", ("Jean Dupont", L.STAFF), ", ", ("Marie Martin", L.STAFF), "."])
+    [c] = await run([fr], "fr", seed)
+    (g1, s1), (g2, s2) = (x.split(" ") for x in c)
+    assert male(g1, "fr") and female(g2, "fr") and not identity.is_given(s2) and s1 != s2, c
