@@ -164,6 +164,7 @@ class OrgMention:
     joined: bool = False  # a French "de/d'/du" went before the town: rewritten for the surrogate
     middle: str = ""  # the replaced name as written (case template)
     possessive: str = ""  # "'s" after the replaced name
+    elision: str = ""  # French: what the kept text before the town asks of it ("de " -> a consonant)
 
 
 def _min_population(kind: str) -> int:
@@ -309,8 +310,12 @@ class PlaceOperator(Operator):
             return False
         kind = fold((m.group(0) if m else "") + " " + (m2.group(0) if m2 else ""))
         minimum = _min_population(kind)
-        it.key = ctx.key(Label.HOSPITAL, f"\x1fhospital-town\x1f{region}\x1f{fold(it.text)}\x1f{minimum}")
-        it.data = OrgMention(region, "", "", it.text, minimum)
+        # "CHU de [Dijon]": the "de" stays in the text, so the surrogate must take it ("de
+        # Argenteuil" and "de Le Havre" are wrong); the context is part of the key
+        elision = gz.elision_of(text[max(0, it.span.start - 6) : it.span.start], ctx.language)
+        it.key = ctx.key(Label.HOSPITAL,
+                         f"\x1fhospital-town\x1f{region}\x1f{fold(it.text)}\x1f{minimum}\x1f{elision}")
+        it.data = OrgMention(region, "", "", it.text, minimum, elision=elision)
         if it.strategy in ("exponential", "geo"):
             it.strategy = "random"
         return True
@@ -433,7 +438,7 @@ class PlaceOperator(Operator):
         rng, lang = ctx.rng, ctx.language
         if d.town:
             g = gz.gazetteer(d.region)
-            return g.record(rng, g.uniform(rng, d.town, d.min_population))
+            return g.record(rng, g.uniform(rng, d.town, d.min_population, d.elision))
         if d.saint:
             return names.draw_first(
                 rng, lang, "female" if fold(d.saint).startswith(("sainte", "ste", "santa")) else "male", avoid
