@@ -17,16 +17,22 @@ from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter
 
 
-async def hospital(text: str, name: str, lang: str, seed: int, locale: str | None = None) -> str:
-    start = text.index(name)
+async def replaced(text: str, surface: str, label: Label, lang: str, seed: int,
+                   locale: str | None = None) -> str:
+    """What ``surface`` (one span of ``label``) becomes in ``text`` under the random profile."""
+    start = text.index(surface)
     sub = Substituter(InMemoryStore(), KeyHasher(b"0123456789abcdef-test-secret"),
                       Settings(profile="random"), random.Random(seed))
     raw = RawNote(event_id=f"e{seed}", patient_id="p1", language=lang,  # type: ignore[arg-type]
                   document_date=date(2024, 3, 20), text=text, locale=locale)  # type: ignore[arg-type]
-    [out] = await sub.substitute([raw], [[Span(start, start + len(name), Label.HOSPITAL)]],
+    [out] = await sub.substitute([raw], [[Span(start, start + len(surface), label)]],
                                  ModelInfo(name="gold", version="0"))
     [s] = out.spans
     return out.text[s.start : s.end]
+
+
+async def hospital(text: str, name: str, lang: str, seed: int, locale: str | None = None) -> str:
+    return await replaced(text, name, Label.HOSPITAL, lang, seed, locale)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -47,15 +53,7 @@ async def test_a_person_s_name_in_a_hospital_s_name_is_replaced_whole_not_read_a
 
 
 async def town_in(text: str, town: str, seed: int) -> str:
-    start = text.index(town)
-    sub = Substituter(InMemoryStore(), KeyHasher(b"0123456789abcdef-test-secret"),
-                      Settings(profile="random"), random.Random(seed))
-    raw = RawNote(event_id=f"e{seed}", patient_id="p1", language="fr",
-                  document_date=date(2024, 3, 20), text=text)
-    [out] = await sub.substitute([raw], [[Span(start, start + len(town), Label.CITY)]],
-                                 ModelInfo(name="gold", version="0"))
-    [s] = out.spans
-    return out.text[s.start : s.end]
+    return await replaced(text, town, Label.CITY, "fr", seed)
 
 
 @pytest.mark.parametrize("seed", range(12))
