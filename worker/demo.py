@@ -129,7 +129,8 @@ class Demo:
         p = note.privacy
         self.say(f"── {note.event_id} · patient {note.patient_pseudonym[:10]}… · {note.note_type} · "
                  f"{len(note.spans)} surrogates · ε {p.epsilon_spent:.2f} "
-                 f"(patient {p.patient_epsilon_total:.2f}/{p.patient_epsilon_cap:.0f})")
+                 f"(patient {p.patient_epsilon_total:.2f}/{p.patient_epsilon_cap:.0f}, "
+                 f"{p.epsilon_basis})")
         self.say(note.text.rstrip())
         self.say()
 
