@@ -10,6 +10,7 @@ scored (strict micro P/R/F1) against the moved gold. ``original`` is the tagger 
 text against the untouched gold.
 
     .venv/bin/python bench/concepts_downstream.py ../shared/data/pharmaconer/dev.conll [--json FILE]
+        [--model DIR]
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="first N notes only")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--model", type=Path, default=None,
+                    help="model directory with a concept head (default: the shipped model)")
     args = ap.parse_args()
 
     import os
@@ -70,7 +73,7 @@ def main() -> None:
         notes = notes[: args.limit]
     t0 = time.perf_counter()
     detector = hybrid_detector(None, False)
-    tagger = load_concept_tagger()
+    tagger = load_concept_tagger(args.model)
     texts = [t for t, _ in notes]
     detected = detector.detect(texts, ["es"] * len(texts))
     report: dict[str, object] = {
