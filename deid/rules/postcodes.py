@@ -27,6 +27,10 @@ _ES_CODE = r"(?:0[1-9]|[1-4]\d|5[0-2])\d{3}"
 # space, inward code (digit + two letters from the Royal Mail set): "SW1A 2AA", "LS1 4AP", "M1 1AE".
 # The shape is specific enough to stand alone (an outward code alone, "LS1", is not matched).
 _UK_CODE = r"[A-PR-UWYZ][A-HK-Y]?\d[A-HJKMNPR-Y\d]?\s?\d[ABD-HJLNP-UW-Z]{2}"
+_US_CODE = r"\d{5}(?:-\d{4})?"
+# A whole mention written as a postcode of any supported country (the substitution reads a place
+# the model labelled a town or a location as a postcode when it has this shape).
+POSTCODE_SHAPE = re.compile(rf"{_FR_CODE}|(?:E-)?{_ES_CODE}|{_US_CODE}|{_UK_CODE}")
 
 
 @register("postcode", priority=70)
@@ -50,9 +54,9 @@ class PostcodeRecognizer(RegexRecognizer):
             re.compile(r"(?<![\w\-])(?P<phi>E-" + _ES_CODE + r")(?!\d)"),
         ),
         "en": (
-            re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*:?\s*(?P<phi>\d{5}(?:-\d{4})?)(?!\d)",
-                       _I),
-            re.compile(r"\b[A-Z]{2}\s(?P<phi>\d{5}(?:-\d{4})?)(?!\d)"),  # US: "MA 02115"
+            re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*:?\s*"
+                       r"(?P<phi>" + _US_CODE + r")(?!\d)", _I),
+            re.compile(r"\b[A-Z]{2}\s(?P<phi>" + _US_CODE + r")(?!\d)"),  # US: "MA 02115"
             re.compile(r"(?<![\w\-])(?P<phi>" + _UK_CODE + r")(?![\w\-])"),  # UK: "LS1 4AP"
         ),
     }

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from deid.labels import Category, Label
+from deid.rules.postcodes import POSTCODE_SHAPE
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext
 from deid.substitution.operators import Operator, register
@@ -32,15 +33,15 @@ from deid.temporal.lexicon import fold
 
 _GAP = re.compile(r"^[\s,;:()/–\-]*$")
 _GROUPED = (Label.CITY, Label.POSTCODE, Label.LOCATION, Label.COUNTRY, Label.STREET)
-# A place mention written as a postcode (French, Spanish, US ZIP, UK), whatever label it carries:
-# the model calls "SW1A 2AA" or "41013" a place, and a town name must not replace it.
-_POSTCODE_SHAPE = re.compile(r"(?:E-)?\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}")
 
 
 def _is_postcode(it: Item) -> bool:
+    """A place mention written as a postcode, whatever label it carries: the model calls "SW1A 2AA"
+    or "41013" a place, and a town name must not replace it."""
     return it.label is Label.POSTCODE or (
-        it.label in (Label.CITY, Label.LOCATION) and _POSTCODE_SHAPE.fullmatch(it.text.strip()) is not None
+        it.label in (Label.CITY, Label.LOCATION) and POSTCODE_SHAPE.fullmatch(it.text.strip()) is not None
     )
+
 
 # Words that say what kind of organisation a name is: kept verbatim.
 _ORG_WORDS = {

@@ -121,10 +121,16 @@ def draw_first(
 ) -> str:
     """``initials_not``: letters the name may not start with (French "M" reads as Monsieur when the
     name is written as an initial)."""
-    lists = name_lists()[lang]
     g = gender or rng.choice(("male", "female"))
-    pool = [n for n in lists[g] if n[:1].upper() not in initials_not] if initials_not else lists[g]
-    return _draw(rng, pool or lists[g], avoid)
+    return _draw(rng, _first_pool(lang, g, initials_not), avoid)
+
+
+@cache
+def _first_pool(lang: str, gender: str, initials_not: str) -> Sequence[str]:
+    """The given names of a gender, less those starting with ``initials_not`` (computed once)."""
+    names = name_lists()[lang][gender]
+    kept = [n for n in names if n[:1].upper() not in initials_not] if initials_not else names
+    return kept or names
 
 
 def draw_last(rng: random.Random, lang: str, exclude: str = "", avoid: Collection[str] = ()) -> str:

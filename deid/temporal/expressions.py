@@ -25,6 +25,7 @@ from deid.temporal.lexicon import (
     FEMININE_UNITS,
     FUTURE_WORDS,
     MONTH_ABBREVIATIONS,
+    MONTH_VARIANTS,
     MONTHS,
     NUMBERS,
     ONE_FEMININE,
@@ -80,7 +81,8 @@ def _alt(words: list[str]) -> str:
 
 # full names and their abbreviations ("janv.", "Sept", "dic"): a month the pattern misses is left to
 # the year pattern, and its day and month would then be printed unchanged
-_MON = {lang: _alt([*names, *(f for forms in MONTH_ABBREVIATIONS[lang] for f in forms)])
+_MON = {lang: _alt([*names, *(f for forms in MONTH_ABBREVIATIONS[lang] for f in forms),
+                    *MONTH_VARIANTS[lang]])
         for lang, names in MONTHS.items()}
 _NUM = {lang: r"\d{1,3}|" + _alt([*NUMBERS[lang][1:], *(["une", "un"] if lang == "fr" else []),
                                    *(["una", "un"] if lang == "es" else [])]) for lang in NUMBERS}

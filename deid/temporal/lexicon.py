@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 
 MONTHS: dict[str, tuple[str, ...]] = {
     "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
@@ -77,12 +78,23 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
+# Other spellings of a full month name, written back as the name of ``MONTHS`` ("setiembre").
+MONTH_VARIANTS: dict[str, dict[str, int]] = {"fr": {}, "es": {"setiembre": 9}, "en": {}}
+
+
+@cache
+def _short_forms(lang: str) -> dict[str, int]:
+    """Folded abbreviation or variant spelling -> month (1..12)."""
+    out = {fold(f): i for i, forms in enumerate(MONTH_ABBREVIATIONS[lang], start=1) for f in forms}
+    return {**out, **{fold(w): i for w, i in MONTH_VARIANTS[lang].items()}}
+
+
 def month_index(lang: str, word: str) -> int | None:
     """1..12 for a full or abbreviated (>= 3 letters) month name of ``lang``."""
     w = fold(word).rstrip(".")
-    for i, forms in enumerate(MONTH_ABBREVIATIONS[lang], start=1):
-        if w in (fold(f) for f in forms):  # before prefixes: Spanish "set" is no prefix of "septiembre"
-            return i
+    found = _short_forms(lang).get(w)  # before prefixes: Spanish "set" is no prefix of "septiembre"
+    if found is not None:
+        return found
     for i, name in enumerate(MONTHS[lang], start=1):
         f = fold(name)
         if w == f or (len(w) >= 3 and f.startswith(w) and w != "ma"):
@@ -91,9 +103,11 @@ def month_index(lang: str, word: str) -> int | None:
 
 
 def is_abbreviation(lang: str, word: str) -> bool:
-    """Whether ``word`` is a month written shorter than its full name ("janv", "Sept", not "mai")."""
+    """Whether ``word`` is a month written shorter than its full name ("janv", "Sept", not "mai",
+    not the variant spelling "setiembre")."""
     i = month_index(lang, word)
-    return i is not None and fold(word).rstrip(".") != fold(MONTHS[lang][i - 1])
+    w = fold(word).rstrip(".")
+    return i is not None and w != fold(MONTHS[lang][i - 1]) and w not in MONTH_VARIANTS[lang]
 
 
 def month_abbreviation(lang: str, month: int) -> tuple[str, bool]:

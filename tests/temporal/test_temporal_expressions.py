@@ -268,3 +268,21 @@ def test_period_points_keep_their_order_and_move_one_unit_per_unit(ref, offset, 
     assert 0 < (b - a).days <= (366 if unit == "year" else 31)
     if offset == 0:
         assert a <= ref
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "en"])
+def test_every_month_word_the_date_rule_flags_is_read_by_the_parser_to_the_day(lang: str) -> None:
+    """Detection (``deid.rules.lexicon``) and substitution (``deid.temporal``) keep their own month
+    tables: a word the rule flags that the parser cannot read leaves the true day and month in
+    clear (the year pattern takes over), as "Mar 2, 2024" and "setiembre" did."""
+    from deid.rules.lexicon import MONTHS as RULE_MONTHS
+    from deid.temporal.lexicon import month_index
+
+    unread = []
+    for word in RULE_MONTHS[lang]:
+        text = f"{word.capitalize()} 15, 2020" if lang == "en" else f"15 {word} 2020"
+        t = parse(text, lang, ref=date(2021, 1, 1))
+        if t is None or t.kind != "date" or t.unit != "day" or t.when is None \
+                or t.when.month != month_index(lang, word):
+            unread.append(word)
+    assert unread == []
