@@ -11,7 +11,10 @@ file is scored with the rules alone (and said so). Every figure is against the c
 (``deid.eval.official``), "strict" exact span and project label, "relaxed" any overlap whatever
 the labels (label-agnostic). ``--ablate`` prints the pipeline less each step in turn;
 ``--convention`` scores against gold projected onto the project's span convention instead
-(``deid eval --convention``).
+(``deid eval --convention``). ``--errors DIR`` writes, per set, the official strict errors of the
+hybrid detector (``DIR/SET-errors.tsv``: kind, corpus tag, document, span, context, what overlaps
+it on the other side) and prints their count per tag, and how many false positives lie inside a
+relative temporal expression ("hace 3 años": tagged on purpose, left out by MEDDOCAN's guideline).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from deid.detection.pipeline import PIPELINE, STEP_NAMES, Step, run_pipeline, without
 from deid.eval import Evaluator
+from deid.eval.official import gold_tag, pred_tag
 from deid.eval.report import EvalReport
 from deid.eval.scheme import CORPUS_OF_FORMAT
 from deid.eval.sets import DEV, HELDOUT, SETS, load_set
@@ -68,6 +72,36 @@ def score(docs: list[Document], rules: list[list[Span]], model: dict[str, list[S
     return ev.report()
 
 
+def write_errors(path: Path, docs: list[Document], rules: list[list[Span]], model: dict[str, list[Span]],
+                 corpus: str | None) -> str:  # fmt: skip
+    """The official strict errors to ``path`` (TSV); a one-line count per kind and tag."""
+    from collections import Counter
+
+    from deid.eval.scheme import relative_dates
+
+    counts: dict[str, Counter[str]] = {"FP": Counter(), "FN": Counter()}
+    in_relative = 0
+    lines = []
+    for doc, r in zip(docs, rules, strict=True):
+        pred = run_pipeline(r, model.get(doc.doc_id, []), doc.text, doc.language, PIPELINE)
+        gold = {(s.start, s.end, gold_tag(s)) for s in doc.spans}
+        got = {(s.start, s.end, pred_tag(s, corpus)) for s in pred}
+        relative = relative_dates(doc.text, doc.language)
+        for kind, mine, other in (("FP", got - gold, gold), ("FN", gold - got, got)):
+            for a, b, tag in sorted(mine):
+                counts[kind][tag] += 1
+                if kind == "FP" and any(x.start <= a and b <= x.end for x in relative):
+                    in_relative += 1
+                over = "; ".join(f"{t}:{doc.text[x:y]!r}" for x, y, t in sorted(other) if x < b and a < y)
+                before, after = doc.text[max(0, a - 30) : a], doc.text[b : b + 20]
+                cells = [kind, tag, doc.doc_id, repr(doc.text[a:b]), repr(before), repr(after), over]
+                lines.append("\t".join(cells))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fp, fn = counts["FP"], counts["FN"]
+    return (f"FP {fp.total()} ({in_relative} inside relative temporal expressions) {dict(fp.most_common())}\n"
+            f"FN {fn.total()} {dict(fn.most_common())}")
+
+
 def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
@@ -89,6 +123,8 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=Path("../shared/data"))
     p.add_argument("--without", default="", help="comma-separated steps to leave out")
     p.add_argument("--ablate", action="store_true", help="also score the pipeline less each step")
+    p.add_argument("--errors", type=Path, default=None, metavar="DIR",
+                   help="write the hybrid detector's official strict errors per set to DIR/SET-errors.tsv")
     p.add_argument("--convention", action="store_true",
                    help="score against gold under the project's span convention (deid eval --convention)")
     args = p.parse_args()
@@ -108,6 +144,10 @@ def main() -> None:
             continue
         label = "hybrid" + (f" less {args.without}" if args.without else "")
         print(row(name, len(docs), label, score(docs, rule_spans, model, steps, corpus)), flush=True)
+        if args.errors is not None:
+            args.errors.mkdir(parents=True, exist_ok=True)
+            errors = write_errors(args.errors / f"{name}-errors.tsv", docs, rule_spans, model, corpus)
+            print(errors, flush=True)
         if name == "en-dev":
             from deid.eval.english import hipaa_view
 

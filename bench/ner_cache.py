@@ -1,8 +1,10 @@
 """Caches the model's raw spans on the evaluation sets, so that post-processing changes can be
 measured in seconds on the same model output (the model is what takes minutes on a CPU).
 
-Usage: .venv/bin/python bench/ner_cache.py MODEL_DIR OUT_DIR [SET ...] [--threads N]
-SET is one of ``deid.eval.sets.SETS`` (default: all). Writes ``OUT_DIR/SET.json``: the model
+Usage: .venv/bin/python bench/ner_cache.py MODEL_DIR OUT_DIR [SET ...] [--threads N] [--settings]
+SET is one of ``deid.eval.sets.SETS`` (default: all). ``--settings``: the model as the product runs
+it (``deid.settings.Settings().model``: runtime, ONNX int8, operating threshold) instead of torch
+fp32 with the most probable tag. Writes ``OUT_DIR/SET.json``: the model
 version and, per document id, the spans as [start, end, label, score].
 """
 
@@ -21,15 +23,21 @@ def main() -> None:
     p.add_argument("sets", nargs="*")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--data", type=Path, default=Path("../shared/data"))
+    p.add_argument("--settings", action="store_true",
+                   help="the runtime and threshold the settings name (what deid eval runs by default)")
     args = p.parse_args()
 
     import torch
 
     from deid.eval.sets import SETS, load_set
-    from deid.ner import load_detector
+    from deid.ner import load_detector, load_detector_from_settings
+    from deid.settings import Settings
 
     torch.set_num_threads(args.threads)
-    ner = load_detector(args.model)
+    if args.settings:
+        ner = load_detector_from_settings(Settings().model, args.model)
+    else:
+        ner = load_detector(args.model)
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.sets or list(SETS):
         docs = load_set(name, args.data)

@@ -30,11 +30,13 @@ SPAN_STRICT = "span_strict"
 SPAN_MERGED = "span_merged"
 
 
-def _gold_tag(span: Span) -> str:
+def gold_tag(span: Span) -> str:
+    """The corpus's own tag of a gold span."""
     return corpus_label(span) or span.label.value
 
 
-def _pred_tag(span: Span, corpus: str | None) -> str:
+def pred_tag(span: Span, corpus: str | None) -> str:
+    """A predicted span's tag as a participant's writer puts it in ``corpus``'s tags."""
     if corpus is None or corpus not in TABLES:
         return span.label.value
     return export_label(corpus, span.label)
@@ -60,8 +62,8 @@ def official_counts(
 ) -> dict[str, Score]:
     """One document's counts under the three official measures (module docstring)."""
     gold, pred = list(gold), list(pred)
-    g_ner = {(_gold_tag(s), s.start, s.end) for s in gold}
-    p_ner = {(_pred_tag(s, corpus), s.start, s.end) for s in pred}
+    g_ner = {(gold_tag(s), s.start, s.end) for s in gold}
+    p_ner = {(pred_tag(s, corpus), s.start, s.end) for s in pred}
     tp = len(g_ner & p_ner)
     out = {NER_STRICT: Score(len(g_ner), len(p_ner), tp, tp)}
     g_span = {(s.start, s.end) for s in gold}

@@ -57,7 +57,7 @@ class Scheme:
 
     def project(self, spans: Iterable[Span], text: str, language: str) -> list[Span]:
         """Predicted spans of one text put into this corpus's inventory (module docstring)."""
-        relative = _relative_dates(text, language) if self.drops_relative_dates else []
+        relative = relative_dates(text, language) if self.drops_relative_dates else []
         categories = {lab.category for lab in self.labels}
         out: list[Span] = []
         for span in spans:
@@ -86,7 +86,8 @@ def _relative_date_recognizer() -> Recognizer:
     return recognizer
 
 
-def _relative_dates(text: str, language: str) -> Sequence[Span]:
+def relative_dates(text: str, language: str) -> Sequence[Span]:
+    """The relative temporal expressions of ``text`` ("hace 3 años"), as the rule finds them."""
     return _relative_date_recognizer().find(text, language)
 
 
