@@ -62,8 +62,10 @@ def additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return ((1.0 - mask.to(dtype)) * torch.finfo(dtype).min)[:, None, None, :]
 
 
-def new_branch(base: Any, spec: BranchSpec) -> Any:
-    """A branch initialized from ``base``'s upper layers (a ``BertForTokenClassification``)."""
+def new_branch(base: Any, spec: BranchSpec, init_layers: Any = None) -> Any:
+    """A branch initialized from ``base``'s upper layers (a ``BertForTokenClassification``), or
+    from ``init_layers[from_layer:]`` (another encoder's layer list of the same shape, e.g. the
+    bare e5 encoder's, whose features the de-identification fine-tuning did not narrow)."""
     import copy
 
     import torch
@@ -72,7 +74,8 @@ def new_branch(base: Any, spec: BranchSpec) -> Any:
     class ConceptBranch(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            upper = base.bert.encoder.layer[spec.from_layer:]
+            source = base.bert.encoder.layer if init_layers is None else init_layers
+            upper = source[spec.from_layer:]
             self.layers = nn.ModuleList(copy.deepcopy(layer) for layer in upper)
             hidden = base.config.hidden_size
             self.dropout = nn.Dropout(base.config.hidden_dropout_prob)

@@ -164,13 +164,13 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, f
 
 def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,
                   from_layer: int, stacked: bool, epochs: int, lr: float, budget: int, seed: int,
-                  out_dir: Path) -> tuple[Any, dict[str, Any]]:
+                  out_dir: Path, init_layers: Any = None) -> tuple[Any, dict[str, Any]]:
     import torch
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
     spec = BranchSpec(from_layer, TAGS, stacked, int(base.config.num_labels))
-    branch = new_branch(base, spec)
+    branch = new_branch(base, spec, init_layers)
     head = list(branch.classifier.parameters())
     body = [p for n, p in branch.named_parameters() if not n.startswith("classifier.")]
     opt = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": lr * 10}], weight_decay=0.01)
@@ -184,7 +184,7 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
     best: dict[str, Any] = {"dev": {"f1": -1.0}}
     step = 0
     started = time.perf_counter()
-    name = f"{'stacked' if stacked else 'branch'}-L{from_layer}"
+    name = f"{'stacked' if stacked else 'branch'}-L{from_layer}" + ("-e5" if init_layers is not None else "")
     for epoch in range(epochs):
         for b in batches(train, budget, rng):
             branch.train()
@@ -249,6 +249,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--budget", type=int, default=2048, help="padded tokens per training batch")
+    ap.add_argument("--init", choices=("deid", "e5"), default="deid",
+                    help="copy the branch's layers from the de-identification model (default) or from "
+                         "the bare multilingual-e5-small encoder")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="first N training sentences only (smoke runs)")
     ap.add_argument("--seed", type=int, default=13)
@@ -276,11 +279,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     train = cache(base, tokenizer, train_s, args.from_layer)
     held = cache(base, tokenizer, held_s, args.from_layer)
     dev = cache(base, tokenizer, dev_s, args.from_layer)
+    init_layers = None
+    if args.init == "e5":
+        from deid.ner.e5 import load_e5
+
+        init_layers = load_e5()[0].encoder.layer
     results = []
     for variant in args.variants.split(","):
         _, best = train_variant(base, train, dev, held, from_layer=args.from_layer,
                                 stacked=variant == "stacked", epochs=args.epochs, lr=args.lr,
-                                budget=args.budget, seed=args.seed, out_dir=args.out)
+                                budget=args.budget, seed=args.seed, out_dir=args.out, init_layers=init_layers)
         results.append(best)
         write_model(model_dir, args.out / f"model-{best['variant']}", best)
     winner = max(results, key=lambda b: b["dev"]["f1"])
