@@ -151,7 +151,7 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, f
                 enc = c.enc
                 if len(enc.ids) > n:  # a truncated sentence: score only what was read
                     enc = EncodedText(enc.words, enc.ids[:n], enc.word_of[:n], enc.first[:n])
-                got = {(x.start, x.end, x.type) for x in decode(enc, preds, TAGS)}
+                got = {(x.start, x.end, x.type) for x in decode(enc, preds, TAGS, c.sentence.text)}
                 gold = {(x.start, x.end, x.type) for x in c.sentence.concepts}
                 tp += len(got & gold)
                 n_pred += len(got)
