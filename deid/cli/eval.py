@@ -38,10 +38,10 @@ def register(subparsers: Any) -> None:
         "micro-averaged (strict: exact span and label; relaxed: overlap, any label), strict per coarse "
         "category, token-level binary PHI F1 (i2b2) and the share of documents with every PHI character "
         "detected. --task concepts: run the concept tagger (drug, chemical and protein mentions, the "
-        "model's concept head) over a CoNLL file (token TAB BIO tag, a blank line between sentences) and "
-        "print strict micro precision, recall and F1 per concept type and overall (exact offsets and "
-        "type, as conlleval), and the relaxed figure (overlap, any type); only --model, --limit, "
-        "--batch-size, --json and --output apply.",
+        "model's concept head) over a CoNLL file (token TAB BIO tag, a blank line between sentences; each "
+        "sentence read whole, as the corpus cuts it) and print strict micro precision, recall and F1 "
+        "per concept type and overall (exact offsets and type, as conlleval), and the relaxed figure "
+        "(overlap, any type); only --model, --limit, --batch-size, --json and --output apply.",
     )
     p.add_argument("path", type=Path, help="corpus file or BRAT directory (--task concepts: a CoNLL file)")
     p.add_argument(
@@ -206,7 +206,7 @@ def run_concepts(args: argparse.Namespace) -> int:
     for i in range(0, len(sentences), args.batch_size):
         batch = sentences[i : i + args.batch_size]
         started = time.perf_counter()
-        predicted = tagger.tag([s.text for s in batch])
+        predicted = tagger.tag_sentences([s.text for s in batch])  # the corpus's own sentences
         tag_s += time.perf_counter() - started
         if len(predicted) != len(batch):
             raise RuntimeError("concept tagger returned a different number of results than sentences")

@@ -106,9 +106,15 @@ class ConceptTagger:
             return np.asarray(torch.softmax(logits.float(), dim=-1).numpy())
 
     def tag(self, texts: Sequence[str]) -> list[list[Concept]]:
-        if not texts:
-            return []
-        pieces = [(t, a, b) for t, text in enumerate(texts) for a, b in sentences(text)]
+        """The mentions of each text, read sentence by sentence (``sentences``)."""
+        return self._tag([(t, a, b) for t, text in enumerate(texts) for a, b in sentences(text)], texts)
+
+    def tag_sentences(self, texts: Sequence[str]) -> list[list[Concept]]:
+        """The mentions of each text, each read whole as one sentence: for a corpus that gives its
+        sentences (CoNLL), whose space-separated tokens ("1 . 485") would fool the sentence cutter."""
+        return self._tag([(t, 0, len(text)) for t, text in enumerate(texts) if text.strip()], texts)
+
+    def _tag(self, pieces: list[tuple[int, int, int]], texts: Sequence[str]) -> list[list[Concept]]:
         if not pieces:
             return [[] for _ in texts]
         with self._lock:

@@ -175,6 +175,8 @@ class LexiconTagger:
                         for m in re.finditer(r"\w+", text) if m.group() in LEXICON])
         return out
 
+    tag_sentences = tag
+
 
 class FakeTaggerModule(types.ModuleType):
     class ConceptsUnavailable(ValueError):

@@ -64,3 +64,12 @@ def test_a_note_s_mentions_come_back_at_their_offsets_in_the_note(tokenizer) -> 
     # four sentences read apart: four rows, none holding the whole first note
     whole = len(tokenizer(notes[0])["input_ids"])
     assert len(tagger.lengths) == 4 and max(tagger.lengths) < whole - 5
+
+
+def test_a_corpus_sentence_is_read_whole_even_where_its_tokens_look_like_sentence_ends(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    tagger = _DrugTokens(tokenizer, " omeprazol")
+    sentence = "amilasa : 1 . 485 U / l . Se inicia omeprazol ."  # CoNLL tokens joined by spaces
+    assert len(sentences(sentence)) == 3  # the note cutter would read three pieces
+    found = tagger.tag_sentences([sentence, " "])
+    assert [[sentence[c.start : c.end] for c in f] for f in found] == [["omeprazol"], []]
+    assert len(tagger.lengths) == 1  # one row: the sentence as the corpus gives it
