@@ -164,13 +164,16 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, f
 
 def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,
                   from_layer: int, stacked: bool, epochs: int, lr: float, budget: int, seed: int,
-                  out_dir: Path, init_layers: Any = None) -> tuple[Any, dict[str, Any]]:
+                  out_dir: Path, init_layers: Any = None,
+                  start_state: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     import torch
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
     spec = BranchSpec(from_layer, TAGS, stacked, int(base.config.num_labels))
     branch = new_branch(base, spec, init_layers)
+    if start_state is not None:  # continue a trained head (--init-branch)
+        branch.load_state_dict({k[len("concepts."):]: v.float() for k, v in start_state.items()})
     head = list(branch.classifier.parameters())
     body = [p for n, p in branch.named_parameters() if not n.startswith("classifier.")]
     opt = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": lr * 10}], weight_decay=0.01)
@@ -252,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--init", choices=("deid", "e5"), default="deid",
                     help="copy the branch's layers from the de-identification model (default) or from "
                          "the bare multilingual-e5-small encoder")
+    ap.add_argument("--init-branch", type=Path, default=None, metavar="MODEL_DIR",
+                    help="continue from the concept head of this model directory (its from-layer and "
+                         "variant are taken; e.g. deid/models/default)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="first N training sentences only (smoke runs)")
     ap.add_argument("--seed", type=int, default=13)
@@ -280,6 +286,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     held = cache(base, tokenizer, held_s, args.from_layer)
     dev = cache(base, tokenizer, dev_s, args.from_layer)
     init_layers = None
+    start_state = None
+    if args.init_branch is not None:
+        from safetensors.torch import load_file
+
+        from deid.concepts.model import PREFIX
+
+        spec_json = json.loads((args.init_branch / "config.json").read_text()).get(CONFIG_KEY)
+        if spec_json is None:
+            raise SystemExit(f"{args.init_branch}: this model has no concept head")
+        if int(spec_json["from_layer"]) != args.from_layer or args.variants != (
+                "stacked" if spec_json["stacked"] else "branch"):
+            raise SystemExit(f"{args.init_branch}: its head is from layer {spec_json['from_layer']}, "
+                             f"{'stacked' if spec_json['stacked'] else 'branch'}: pass the same "
+                             "--from-layer and --variants")
+        start_state = {k: v for k, v in load_file(str(args.init_branch / "model.safetensors")).items()
+                       if k.startswith(PREFIX)}
     if args.init == "e5":
         from deid.ner.e5 import load_e5
 
@@ -288,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for variant in args.variants.split(","):
         _, best = train_variant(base, train, dev, held, from_layer=args.from_layer,
                                 stacked=variant == "stacked", epochs=args.epochs, lr=args.lr,
-                                budget=args.budget, seed=args.seed, out_dir=args.out, init_layers=init_layers)
+                                budget=args.budget, seed=args.seed, out_dir=args.out, init_layers=init_layers,
+                                start_state=start_state)
         results.append(best)
         write_model(model_dir, args.out / f"model-{best['variant']}", best)
     winner = max(results, key=lambda b: b["dev"]["f1"])
