@@ -16,6 +16,7 @@ what made training possible on two CPU cores. The branch's tensors live in the s
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,10 +63,8 @@ def additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return ((1.0 - mask.to(dtype)) * torch.finfo(dtype).min)[:, None, None, :]
 
 
-def new_branch(base: Any, spec: BranchSpec, init_layers: Any = None) -> Any:
-    """A branch initialized from ``base``'s upper layers (a ``BertForTokenClassification``), or
-    from ``init_layers[from_layer:]`` (another encoder's layer list of the same shape, e.g. the
-    bare e5 encoder's, whose features the de-identification fine-tuning did not narrow)."""
+def new_branch(base: Any, spec: BranchSpec) -> Any:
+    """A branch initialized from ``base``'s upper layers (a ``BertForTokenClassification``)."""
     import copy
 
     import torch
@@ -74,8 +73,7 @@ def new_branch(base: Any, spec: BranchSpec, init_layers: Any = None) -> Any:
     class ConceptBranch(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            source = base.bert.encoder.layer if init_layers is None else init_layers
-            upper = source[spec.from_layer:]
+            upper = base.bert.encoder.layer[spec.from_layer:]
             self.layers = nn.ModuleList(copy.deepcopy(layer) for layer in upper)
             hidden = base.config.hidden_size
             self.dropout = nn.Dropout(base.config.hidden_dropout_prob)
@@ -115,11 +113,26 @@ def branch_state(branch: Any) -> dict[str, torch.Tensor]:
     return {PREFIX + k: v.detach().cpu().half().contiguous() for k, v in branch.state_dict().items()}
 
 
-def load_branch(base: Any, spec: BranchSpec, tensors: dict[str, torch.Tensor]) -> Any:
-    branch = new_branch(base, spec)
+def read_branch_tensors(model_dir: Path) -> dict[str, torch.Tensor]:
+    """The branch's tensors of ``model_dir/model.safetensors`` (only those: the file's other
+    tensors, the de-identification model's, are not read)."""
+    from safetensors import safe_open
+
+    with safe_open(str(model_dir / "model.safetensors"), framework="pt") as ckpt:
+        names = list(ckpt.keys())  # a safetensors handle is not iterable
+        return {k: ckpt.get_tensor(k) for k in names if k.startswith(PREFIX)}
+
+
+def load_branch_state(branch: Any, tensors: dict[str, torch.Tensor]) -> None:
+    """``tensors`` (named as in the model file) into ``branch``; every tensor must fit."""
     state = {k[len(PREFIX):]: v.float() for k, v in tensors.items() if k.startswith(PREFIX)}
     missing, unexpected = branch.load_state_dict(state, strict=False)
     if missing or unexpected:
         raise ValueError(f"concept head: {len(missing)} tensors missing, {len(unexpected)} unexpected")
+
+
+def load_branch(base: Any, spec: BranchSpec, tensors: dict[str, torch.Tensor]) -> Any:
+    branch = new_branch(base, spec)
+    load_branch_state(branch, tensors)
     branch.eval()
     return branch

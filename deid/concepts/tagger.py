@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from deid.concepts import Concept
-from deid.concepts.model import CONFIG_KEY, BranchSpec, load_branch, shared_forward
+from deid.concepts.model import CONFIG_KEY, BranchSpec, load_branch, read_branch_tensors, shared_forward
 from deid.ner.encode import EncodedText
 from deid.ner.infer import InferenceConfig, TokenPreds, token_predictions
 
@@ -58,7 +58,6 @@ def load_concept_tagger(path: Path | None = None, *, threads: int | None = None)
     if CONFIG_KEY not in cfg:
         raise ConceptsUnavailable(f"{path}: this model has no concept head")
     import torch
-    from safetensors.torch import load_file
 
     from deid.ner.model import load_token_classifier
 
@@ -66,9 +65,7 @@ def load_concept_tagger(path: Path | None = None, *, threads: int | None = None)
         torch.set_num_threads(threads)
     spec = BranchSpec.from_json(cfg[CONFIG_KEY])
     base, tokenizer = load_token_classifier(path)
-    every = load_file(str(path / "model.safetensors"))
-    tensors = {k: v for k, v in every.items() if k.startswith("concepts.")}
-    branch = load_branch(base, spec, tensors)
+    branch = load_branch(base, spec, read_branch_tensors(path))
     version = str(cfg.get("deid_model_version") or path.name)
     return ConceptTagger(base, branch, tokenizer, spec, version=version)
 

@@ -25,7 +25,15 @@ import numpy as np
 
 from deid.concepts import CONCEPT_TYPES, Concept
 from deid.concepts.conll import Sentence, read_conll
-from deid.concepts.model import CONFIG_KEY, BranchSpec, branch_state, new_branch, shared_forward
+from deid.concepts.model import (
+    CONFIG_KEY,
+    BranchSpec,
+    branch_state,
+    load_branch_state,
+    new_branch,
+    read_branch_tensors,
+    shared_forward,
+)
 from deid.ner.encode import IGNORE, EncodedText, encode_texts, special_ids
 from deid.ner.infer import TokenPreds, pack_by_length
 
@@ -164,16 +172,15 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, f
 
 def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,
                   from_layer: int, stacked: bool, epochs: int, lr: float, budget: int, seed: int,
-                  out_dir: Path, init_layers: Any = None,
-                  start_state: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+                  out_dir: Path, start_state: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     import torch
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
     spec = BranchSpec(from_layer, TAGS, stacked, int(base.config.num_labels))
-    branch = new_branch(base, spec, init_layers)
+    branch = new_branch(base, spec)
     if start_state is not None:  # continue a trained head (--init-branch)
-        branch.load_state_dict({k[len("concepts."):]: v.float() for k, v in start_state.items()})
+        load_branch_state(branch, start_state)
     head = list(branch.classifier.parameters())
     body = [p for n, p in branch.named_parameters() if not n.startswith("classifier.")]
     opt = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": lr * 10}], weight_decay=0.01)
@@ -187,7 +194,7 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
     best: dict[str, Any] = {"dev": {"f1": -1.0}}
     step = 0
     started = time.perf_counter()
-    name = f"{'stacked' if stacked else 'branch'}-L{from_layer}" + ("-e5" if init_layers is not None else "")
+    name = f"{'stacked' if stacked else 'branch'}-L{from_layer}"
     for epoch in range(epochs):
         for b in batches(train, budget, rng):
             branch.train()
@@ -211,7 +218,7 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
                     "state": branch_state(branch)}
     # the held-out split is read once, for the checkpoint dev chose
     chosen = new_branch(base, spec)
-    chosen.load_state_dict({k[len("concepts."):]: v.float() for k, v in best["state"].items()})
+    load_branch_state(chosen, best["state"])
     best["heldout"] = evaluate(chosen, heldout, stacked)
     best["minutes"] = round((time.perf_counter() - started) / 60, 1)
     best["spec"] = spec
@@ -252,9 +259,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--budget", type=int, default=2048, help="padded tokens per training batch")
-    ap.add_argument("--init", choices=("deid", "e5"), default="deid",
-                    help="copy the branch's layers from the de-identification model (default) or from "
-                         "the bare multilingual-e5-small encoder")
     ap.add_argument("--init-branch", type=Path, default=None, metavar="MODEL_DIR",
                     help="continue from the concept head of this model directory (its from-layer and "
                          "variant are taken; e.g. deid/models/default)")
@@ -272,6 +276,17 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     torch.set_num_threads(args.threads)
     model_dir = args.model or DEFAULT_MODEL_DIR
+    start_state = None
+    if args.init_branch is not None:  # checked before minutes of caching
+        cfg = json.loads((args.init_branch / "config.json").read_text())
+        if CONFIG_KEY not in cfg:
+            raise SystemExit(f"{args.init_branch}: this model has no concept head")
+        old = BranchSpec.from_json(cfg[CONFIG_KEY])
+        kind = "stacked" if old.stacked else "branch"
+        if old.from_layer != args.from_layer or args.variants != kind:
+            raise SystemExit(f"{args.init_branch}: its head is from layer {old.from_layer}, {kind}: "
+                             "pass the same --from-layer and --variants")
+        start_state = read_branch_tensors(args.init_branch)
     base, tokenizer = load_token_classifier(model_dir)
     for prm in base.parameters():
         prm.requires_grad_(False)
@@ -285,32 +300,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     train = cache(base, tokenizer, train_s, args.from_layer)
     held = cache(base, tokenizer, held_s, args.from_layer)
     dev = cache(base, tokenizer, dev_s, args.from_layer)
-    init_layers = None
-    start_state = None
-    if args.init_branch is not None:
-        from safetensors.torch import load_file
-
-        from deid.concepts.model import PREFIX
-
-        spec_json = json.loads((args.init_branch / "config.json").read_text()).get(CONFIG_KEY)
-        if spec_json is None:
-            raise SystemExit(f"{args.init_branch}: this model has no concept head")
-        if int(spec_json["from_layer"]) != args.from_layer or args.variants != (
-                "stacked" if spec_json["stacked"] else "branch"):
-            raise SystemExit(f"{args.init_branch}: its head is from layer {spec_json['from_layer']}, "
-                             f"{'stacked' if spec_json['stacked'] else 'branch'}: pass the same "
-                             "--from-layer and --variants")
-        start_state = {k: v for k, v in load_file(str(args.init_branch / "model.safetensors")).items()
-                       if k.startswith(PREFIX)}
-    if args.init == "e5":
-        from deid.ner.e5 import load_e5
-
-        init_layers = load_e5()[0].encoder.layer
     results = []
     for variant in args.variants.split(","):
         _, best = train_variant(base, train, dev, held, from_layer=args.from_layer,
                                 stacked=variant == "stacked", epochs=args.epochs, lr=args.lr,
-                                budget=args.budget, seed=args.seed, out_dir=args.out, init_layers=init_layers,
+                                budget=args.budget, seed=args.seed, out_dir=args.out,
                                 start_state=start_state)
         results.append(best)
         write_model(model_dir, args.out / f"model-{best['variant']}", best)

@@ -51,7 +51,6 @@ def load_token_classifier(path: Path) -> tuple[Any, Any]:
         return model, tok
     import torch
     from safetensors import safe_open
-    from safetensors.torch import load_file
     from transformers import BertConfig, BertForTokenClassification
 
     from deid.ner.e5 import ensure_e5_dir, load_tokenizer
@@ -60,10 +59,14 @@ def load_token_classifier(path: Path) -> tuple[Any, Any]:
     config = BertConfig(**{k: v for k, v in cfg_dict.items() if k != COMPACT_MARK})
     with torch.device("meta"):
         model = BertForTokenClassification(config)
-    state = load_file(str(path / "model.safetensors"))
+    # only this architecture's tensors: the file may also hold other heads' (the concept branch,
+    # ``concepts.*``, as large again), which a de-identification load must not pay for
+    wanted = set(model.state_dict())
+    with safe_open(str(path / "model.safetensors"), framework="pt") as ckpt:
+        names = list(ckpt.keys())  # a safetensors handle is not iterable
+        state = {k: ckpt.get_tensor(k).float() for k in names if k in wanted}
     with safe_open(str(ensure_e5_dir() / "model.safetensors"), framework="pt") as base:
-        state[WORD_EMB] = base.get_tensor("embeddings.word_embeddings.weight")
-    state = {k: v.float() for k, v in state.items()}
+        state[WORD_EMB] = base.get_tensor("embeddings.word_embeddings.weight").float()
     model.load_state_dict(state, strict=False, assign=True)
     missing = [n for n, p in model.named_parameters() if p.is_meta]
     if missing:
