@@ -55,6 +55,14 @@ def make_notes(n: int, per_patient: int, seed: int) -> list[RawNote]:
     return notes[:n]
 
 
+def gpu_name() -> str:
+    try:
+        import torch
+    except ImportError:
+        return "no GPU"
+    return torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
+
+
 def token_counter(detector: Any) -> Any:
     model = getattr(detector, "model", None)  # HybridDetector(rules, model)
     tok = getattr(model, "_tokenizer", None)
@@ -192,7 +200,7 @@ def main() -> int:
 
     res = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, {gpu_name()}",
         "detector": f"{pipeline.model_info.name} {pipeline.model_info.version}",
         "notes": len(notes), "delivered": done, "tokens": tokens,
         "mean_tokens_per_note": round(tokens / len(notes), 1),

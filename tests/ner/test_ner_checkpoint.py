@@ -29,6 +29,22 @@ def test_compact_checkpoint_round_trips_without_word_embeddings(tmp_path: Path) 
     assert torch.allclose(a, b, atol=1e-5)
 
 
+def test_compact_save_drops_a_concept_head_it_does_not_write(tmp_path: Path) -> None:
+    """A model trained from an --init model that has a concept head inherits its config entry; the
+    compact file holds only the token classifier, so the entry must go or the model would claim
+    tensors it lacks (seen on a distilled student, 2026-11-24)."""
+    import json
+
+    from deid.concepts.model import CONFIG_KEY
+    from deid.ner.model import load_token_classifier, new_token_classifier, save_compact
+
+    model = new_token_classifier().eval()
+    model.config.update({CONFIG_KEY: {"from_layer": 0, "stacked": True}})
+    save_compact(model, tmp_path / "ckpt", fp16=False)
+    assert CONFIG_KEY not in json.loads((tmp_path / "ckpt" / "config.json").read_text())
+    load_token_classifier(tmp_path / "ckpt")
+
+
 def test_train_without_data_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["train"]) == 2
     err = capsys.readouterr().err

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sourced by the bench/gpu_*.sh sessions on a lent GPU machine: our few missing wheels, the e5
+# cache and corpora rebuilt from a scripts/device_pack.py folder. Sets PACK, OUT, W, DRY, PY, D.
+PACK=${1:-.gpu}
+OUT=${OUT:-/tmp/gpu-out}
+W=/tmp/gpu-work
+DRY=${DRY:-0}
+PY=${PY:-python3}
+mkdir -p "$OUT" "$W"
+if [ -d "$PACK/whl" ] && [ "$DRY" = 0 ]; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$PACK"/whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+fi
+export DEID_CACHE_DIR=/tmp/deid-cache PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+$PY scripts/device_pack.py unpack "$PACK" --cache $DEID_CACHE_DIR --data /tmp/data || exit 1
+D=/tmp/data
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null | tee "$W/gpu.txt"
+# the training corpora of the shipped model (MODEL_CARD "Training recipe"); MEDDOCAN_DEV_LIMIT=""
+# chooses checkpoints on all of MEDDOCAN dev instead of its first 15 notes
+C="--corpus $D/meddocan/train --corpus $D/eds-pseudo/gen_dataset_train.jsonl:2 \
+  --corpus $D/eds-pseudo/templates.txt:2 --corpus $D/eds-pseudo/public_small_train_data.jsonl:3 \
+  --corpus $D/echr-fr-es/manual/FR-manual-train.tsv --corpus $D/echr-fr-es/manual/ES-manual-train.tsv \
+  --synth 800 --dev $D/meddocan/dev${MEDDOCAN_DEV_LIMIT-:15} --dev $D/eds-pseudo/public_small_dev_data.jsonl"
