@@ -11,8 +11,7 @@ set -u
 
 if [ "$DRY" = 0 ]; then
   DEV=cuda; MAX="--max-steps 2000 --decay-steps 2000 --max-minutes 6 --eval-minutes 0.75"
-  $PY bench/ner_throughput.py --device cuda --modes fp32,fp16,bf16 --notes 128 --note-chars 2000 \
-      --batch-sizes 1,32,128 --token-budget 32768 2>&1 | tee "$W/throughput-2k.md"
+  gpu_throughput_2k "$W/throughput-2k.md"
 else
   DEV=cpu; MAX="--max-steps 2 --eval-minutes 0.01"
 fi

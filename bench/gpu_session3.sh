@@ -12,8 +12,7 @@ MEDDOCAN_DEV_LIMIT=$([ "${DRY:-0}" = 1 ] && echo :3) . bench/gpu_setup.sh "${1:-
 
 if [ "$DRY" = 0 ]; then
   DEV=cuda; MAX="--max-steps 4000 --decay-steps 4000 --max-minutes 5.5 --eval-minutes 0.3"
-  $PY bench/ner_throughput.py --device cuda --modes fp32,fp16,bf16 --notes 128 --note-chars 2000 \
-      --batch-sizes 1,32,128 --token-budget 32768 2>&1 | tee "$W/throughput-2k-half.md"
+  gpu_throughput_2k "$W/throughput-2k-half.md"
 else
   DEV=cpu; MAX="--max-steps 2 --eval-minutes 0.01"
 fi

@@ -21,3 +21,9 @@ C="--corpus $D/meddocan/train --corpus $D/eds-pseudo/gen_dataset_train.jsonl:2 \
   --corpus $D/eds-pseudo/templates.txt:2 --corpus $D/eds-pseudo/public_small_train_data.jsonl:3 \
   --corpus $D/echr-fr-es/manual/FR-manual-train.tsv --corpus $D/echr-fr-es/manual/ES-manual-train.tsv \
   --synth 800 --dev $D/meddocan/dev${MEDDOCAN_DEV_LIMIT-:15} --dev $D/eds-pseudo/public_small_dev_data.jsonl"
+
+# the detector alone on ~2 kB notes, fp32 / fp16 / bf16 (sessions 2 and 3)
+gpu_throughput_2k() {
+  $PY bench/ner_throughput.py --device cuda --modes fp32,fp16,bf16 --notes 128 --note-chars 2000 \
+      --batch-sizes 1,32,128 --token-budget 32768 2>&1 | tee "$1"
+}

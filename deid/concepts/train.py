@@ -280,8 +280,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(filename=args.out / "train.log", level=logging.INFO,
-                        format="%(asctime)s %(message)s")
+    # this module's logger into the run's log file (basicConfig would do nothing in a process
+    # whose logging is already configured, a test runner's or a notebook's)
+    handler = logging.FileHandler(args.out / "train.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        run(args)
+    finally:
+        log.removeHandler(handler)
+        handler.close()
+
+
+def run(args: argparse.Namespace) -> None:
+    """One training run as ``main``'s arguments describe it."""
     import torch
 
     from deid.ner import DEFAULT_MODEL_DIR
