@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+import numpy as np
+
 from deid.temporal.lexicon import fold
 
 REGIONS = ("FR", "ES", "US", "GB")
@@ -95,8 +97,10 @@ class Gazetteer:
             tuple(norm(v, *b) for v, b in zip((t.lat, t.lon, p), bounds, strict=True))
             for t, p in zip(towns, pops, strict=True)
         ]
+        self._matrix = np.array(self.vectors, dtype=np.float64)  # the same values, for whole blocks
         self.keys = [town_key(t.name) for t in towns]
         self._pools: dict[tuple[int, str], list[int]] = {}
+        self._candidates: dict[tuple[str, str], list[int]] = {}
         self.by_name: dict[str, int] = {}
         self.by_postcode: dict[str, list[int]] = {}
         self.blocks: dict[str, list[int]] = {}
@@ -151,7 +155,7 @@ class Gazetteer:
         the most populous one."""
         k = town_key(text)
         for i in self.blocks.get(admin1, []):
-            if town_key(self.towns[i].name) == k:
+            if self.keys[i] == k:
                 return i
         return self.find(text)
 
@@ -167,8 +171,12 @@ class Gazetteer:
         """The fixed candidate set of ``origin``: every town of its first-level unit (a partition
         of the public table chosen before any note is read), less the names a French context
         could not take (an article-initial name, or the other elision class)."""
-        block = self.blocks[self.towns[origin].admin1_code]
-        return [i for i in block if _fits(self.towns[i].name, elision)] or block
+        unit = self.towns[origin].admin1_code
+        key = (unit, elision)
+        if key not in self._candidates:  # a function of the public table alone: computed once
+            block = self.blocks[unit]
+            self._candidates[key] = [i for i in block if _fits(self.towns[i].name, elision)] or block
+        return self._candidates[key]
 
     def exponential_distribution(
         self, origin: int, epsilon: float, elision: str = ""
@@ -177,7 +185,9 @@ class Gazetteer:
         from deid.privacy.mechanisms import exponential_weights
 
         cands = self.candidates(origin, elision)
-        return cands, exponential_weights([1.0 - self.distance(origin, i) for i in cands], epsilon, 1.0)
+        diff = self._matrix[cands] - self._matrix[origin]
+        d = np.sqrt((diff * diff).sum(axis=1) / diff.shape[1])  # ``distance`` over the whole block
+        return cands, exponential_weights((1.0 - d).tolist(), epsilon, 1.0)
 
     def exponential(self, rng: random.Random, origin: int, epsilon: float, elision: str = "") -> int:
         cands, probs = self.exponential_distribution(origin, epsilon, elision)
@@ -191,9 +201,7 @@ class Gazetteer:
         dx, dy = planar_laplace(rng, epsilon_per_km)
         lat = o.lat + dy / 111.32
         lon = o.lon + dx / (111.32 * max(math.cos(math.radians(o.lat)), 1e-6))
-        pool = [i for i in range(len(self.towns)) if _fits(self.towns[i].name, elision)] or list(
-            range(len(self.towns))
-        )
+        pool = self._pool(0, elision) or list(range(len(self.towns)))
         return min(pool, key=lambda i: _km(lat, lon, self.towns[i].lat, self.towns[i].lon))
 
     def uniform(
