@@ -6,6 +6,8 @@
 # unchanged. The checkpoint dev chose comes back in 15 MB parts.
 #
 #   there: bash bench/gpu_session2.sh .gpu          (DRY=1: a few steps, on any machine)
+# As it ran, the pack held seed 13's synthetic notes, not this run's (seed 41): pack with
+# --synth 800:41 to give its notes their embedding rows (docs/BENCHMARKS.md, "On a GPU").
 set -u
 . bench/gpu_setup.sh "${1:-.gpu}"
 

@@ -7,6 +7,8 @@
 # comes back in 15 MB parts.
 #
 #   there: bash bench/gpu_session3.sh .gpu          (DRY=1: a few steps, on any machine)
+# As it ran, the pack held seed 13's synthetic notes, not this run's (seed 43): pack with
+# --synth 800:43 to give its notes their embedding rows (docs/BENCHMARKS.md, "On a GPU").
 set -u
 MEDDOCAN_DEV_LIMIT=$([ "${DRY:-0}" = 1 ] && echo :3) . bench/gpu_setup.sh "${1:-.gpu}"
 

@@ -46,7 +46,8 @@ def main() -> None:
                 text += "\n\n" + next(pool)
             notes.append(text)
     model_dir = args.model or DEFAULT_MODEL_DIR
-    gpu = torch.cuda.get_device_name() if args.device == "cuda" else "no GPU"
+    on_gpu = args.device.startswith("cuda") or (args.device == "auto" and torch.cuda.is_available())
+    gpu = torch.cuda.get_device_name() if on_gpu else "no GPU"
     print(f"# model {model_dir}; torch {torch.__version__}; {gpu}; {args.threads} threads; "
           f"{platform.processor() or platform.machine()}; {len(notes)} notes, "
           f"mean {sum(map(len, notes)) / len(notes):.0f} chars")  # fmt: skip
@@ -69,7 +70,7 @@ def main() -> None:
                 chunk = notes[i : i + bs]
                 for spans in det.detect(chunk, ["fr"] * len(chunk)):
                     found.append({(sp.start, sp.end, str(sp.label)) for sp in spans})
-            if args.device == "cuda":
+            if on_gpu:
                 torch.cuda.synchronize()
             dt = time.perf_counter() - t0
             print(f"| {mode} | {bs} | {len(notes) / dt:.1f} | {n_tokens / dt:.0f} | "
