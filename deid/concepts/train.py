@@ -275,7 +275,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                     help="auto: the GPU when there is one")
     ap.add_argument("--max-minutes", type=float, default=0.0,
-                    help="stop after the epoch that passes this time (0: run every epoch)")
+                    help="per variant: stop after the epoch that passes this time, the learning "
+                         "rate part-way down its decay (0: run every epoch)")
     ap.add_argument("--limit", type=int, default=0, help="first N training sentences only (smoke runs)")
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
