@@ -30,6 +30,9 @@ def register(sub: Any) -> None:
         help="dev corpus for model selection (first MAXDOCS documents)",
     )
     p.add_argument("--synth", type=int, default=0, help="number of synthetic French notes to add")
+    p.add_argument("--synth-en", type=int, default=0, metavar="N",
+                   help="number of synthetic English notes to add (deid.synth.english: nursing notes "
+                        "and discharge summaries; drawn with --seed, never an evaluation seed)")
     p.add_argument("--out", default="runs/ner", help="run directory (log, checkpoints)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--lr", type=float, default=1e-4)
@@ -107,8 +110,14 @@ def run(args: argparse.Namespace) -> int:
     from deid.ner.train import TrainConfig, train
     from deid.spans import Document
 
-    if not args.corpus and not args.synth:
-        raise CliError("give at least one --corpus or --synth N")
+    if not args.corpus and not args.synth and not args.synth_en:
+        raise CliError("give at least one --corpus, --synth N or --synth-en N")
+    if args.synth_en:
+        from deid.synth.english import TRAINING_SEEDS
+
+        if args.seed not in TRAINING_SEEDS:  # the English dev set is drawn above them
+            raise CliError(f"--seed {args.seed}: English training notes must be drawn with a seed "
+                           f"below {TRAINING_SEEDS.stop} (the rest are reserved for evaluation)")
     if args.init and not Path(args.init, "config.json").is_file():
         raise CliError(f"--init {args.init}: not a model directory (no config.json)")
     docs: list[Document] = []
@@ -139,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
         from deid.synth import generate_notes
 
         docs.extend(generate_notes(args.synth, seed=args.seed, language="fr"))
+    if args.synth_en:
+        from deid.synth.english import english_notes
+
+        docs.extend(english_notes(args.synth_en, seed=args.seed))
     layers: list[int] = []
     if args.keep_layers:
         try:
@@ -156,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         max_steps=args.max_steps, max_minutes=args.max_minutes, freeze_layers=args.freeze_layers,
         threads=args.threads, seed=args.seed, log_every=args.log_every,
         eval_minutes=args.eval_minutes, save_minutes=args.save_minutes, device=args.device,
-        sources=[*args.corpus, f"synth:{args.synth}"], init=args.init, decay_steps=args.decay_steps,
+        sources=[*args.corpus, f"synth:{args.synth}", f"synth-en:{args.synth_en}"], init=args.init,
+        decay_steps=args.decay_steps,
         keep_layers=layers, teacher=args.teacher, kd_weight=args.kd_weight,
     )  # fmt: skip
     best = train(cfg, docs, dev, resume=not args.no_resume)

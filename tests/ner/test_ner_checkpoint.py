@@ -56,3 +56,23 @@ def test_export_of_a_missing_checkpoint_is_a_one_line_error(
 ) -> None:
     assert main(["train", "--export", str(tmp_path / "nope"), "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_english_training_notes_from_an_evaluation_seed_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The English dev set is drawn with seeds from 1,000,000 up: training must not see them."""
+    code = main(["train", "--synth-en", "2", "--seed", "1000017", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "reserved for evaluation" in err
+
+
+@pytest.mark.timeout(300)
+def test_synthetic_english_notes_join_the_training_documents(tmp_path: Path) -> None:
+    import json
+
+    out = tmp_path / "run"
+    assert main(["train", "--synth-en", "2", "--init", "deid/models/default", "--max-steps", "1",
+                 "--threads", "2", "--device", "cpu", "--out", str(out), "--no-resume"]) == 0
+    assert json.loads((out / "config.json").read_text())["sources"][-1] == "synth-en:2"
+    assert "train: 2 docs" in (out / "train.log").read_text()
