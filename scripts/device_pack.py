@@ -79,6 +79,12 @@ def pack(args: argparse.Namespace) -> None:
         n, _, seed = spec.partition(":")
         for d in generate_notes(int(n), seed=int(seed or 13), language="fr"):
             docs.append((d.text, tuple(x for sp in d.spans for x in (sp.start, sp.end))))
+    for spec in args.synth_en:
+        from deid.synth.english import english_notes
+
+        n, _, seed = spec.partition(":")
+        for d in english_notes(int(n), seed=int(seed or 13)):
+            docs.append((d.text, tuple(x for sp in d.spans for x in (sp.start, sp.end))))
     for spec in args.series:
         from deid.synth import generate_patient_series
 
@@ -134,6 +140,8 @@ def main() -> None:
     p.add_argument("--synth", action="append", default=[], metavar="N:SEED",
                    help="also cover N synthetic French notes of this seed (deid train --synth N --seed "
                         "SEED: the seed must be the training run's, default 13 as deid train's)")
+    p.add_argument("--synth-en", action="append", default=[], metavar="N:SEED",
+                   help="also cover N synthetic English notes of this seed (deid train --synth-en N)")
     p.add_argument("--series", action="append", default=[], metavar="N:PER:SEED",
                    help="also cover N notes of synthetic patient series (bench/pipeline_throughput.py's)")
     p.set_defaults(run=pack)
