@@ -151,12 +151,17 @@ def read_word_rows_q4(token_ids: np.ndarray, path: Path | None = None) -> np.nda
     data = path.read_bytes()
     layout = _read_layout(data, path.name)
     hidden, voc = layout.dims[0], layout.dims[4]
+    if "emb.word" not in layout.directory:
+        raise E5FormatError(f"{path.name}: missing tensor emb.word")
     _dtype, off, nbytes = layout.directory["emb.word"]
     row = hidden // _QK * 18
     if nbytes != voc * row:
         raise E5FormatError(f"{path.name}: the word embeddings are not Q4_0 blocks")
+    ids = np.asarray(token_ids, dtype=np.int64)
+    if ids.size and (ids.min() < 0 or ids.max() >= voc):  # numpy would wrap a negative id silently
+        raise ValueError(f"token ids must lie in [0, {voc})")
     rows = np.frombuffer(data, dtype=np.uint8, count=nbytes, offset=off).reshape(voc, row)
-    return rows[np.asarray(token_ids, dtype=np.int64)].copy()
+    return rows[ids].copy()
 
 
 def dequantize_rows_q4(rows: np.ndarray, hidden: int) -> np.ndarray:

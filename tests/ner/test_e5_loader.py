@@ -57,3 +57,13 @@ def test_q4_word_rows_dequantize_to_the_loaded_embeddings() -> None:
         full = f.get_slice("embeddings.word_embeddings.weight")
         expected = np.stack([full[int(i) : int(i) + 1][0] for i in ids])
     np.testing.assert_array_equal(dequantize_rows_q4(rows, 384), expected)
+
+
+def test_q4_word_rows_refuse_ids_outside_the_vocabulary() -> None:
+    import numpy as np
+
+    from deid.ner.e5 import read_word_rows_q4
+
+    for bad in ([-1], [250037]):
+        with pytest.raises(ValueError, match="token ids"):
+            read_word_rows_q4(np.array(bad))
