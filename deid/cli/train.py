@@ -116,8 +116,9 @@ def run(args: argparse.Namespace) -> int:
         from deid.synth.english import TRAINING_SEEDS
 
         if args.seed not in TRAINING_SEEDS:  # the English dev set is drawn above them
-            raise CliError(f"--seed {args.seed}: English training notes must be drawn with a seed "
-                           f"below {TRAINING_SEEDS.stop} (the rest are reserved for evaluation)")
+            raise CliError(f"--seed {args.seed}: English training notes must be drawn with a seed in "
+                           f"[{TRAINING_SEEDS.start}, {TRAINING_SEEDS.stop}) (the rest are reserved for "
+                           "evaluation)")
     if args.init and not Path(args.init, "config.json").is_file():
         raise CliError(f"--init {args.init}: not a model directory (no config.json)")
     docs: list[Document] = []

@@ -8,9 +8,17 @@ from pathlib import Path
 
 
 def export_checkpoint(checkpoint: Path, out: Path, version: str | None = None) -> Path:
-    from deid.ner.model import load_token_classifier, save_compact
+    from deid.ner.model import CONCEPTS_KEY, load_token_classifier, save_compact
 
     model, _ = load_token_classifier(checkpoint)
+    if CONCEPTS_KEY in model.config.to_dict():
+        # the compact file holds the de-identification model only; a head is added by
+        # deid.concepts.train (and a retrained de-identification model invalidates a stacked one)
+        import logging
+
+        logging.getLogger("deid.ner.export").warning(
+            "%s: its concept head is not exported (retrain one with python -m deid.concepts.train)",
+            checkpoint)
     extra: dict[str, object] = {"deid_model_name": "deid-ner-e5-small"}
     scores = checkpoint / "scores.json"
     if version is None:

@@ -105,12 +105,7 @@ def save_compact(model: Any, path: Path, *, fp16: bool = True, extra: dict[str, 
     cfg[COMPACT_MARK] = True
     # the file holds the token classifier's tensors only: a concept head described in the config
     # (inherited from an --init model) is not in it, and a config that claims one would not load
-    if cfg.pop(CONCEPTS_KEY, None) is not None:
-        import logging
-
-        logging.getLogger("deid.ner.model").warning(
-            "%s: the concept head described in the config is not saved (this file holds the "
-            "de-identification model only; deid.concepts.train adds a head)", path)
+    cfg.pop(CONCEPTS_KEY, None)
     if extra:
         cfg.update(extra)
     (path / "config.json").write_text(json.dumps(cfg, indent=2, default=str))

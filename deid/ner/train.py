@@ -172,7 +172,7 @@ def train(
     import torch
 
     from deid.ner.e5 import load_tokenizer
-    from deid.ner.model import is_compact, load_token_classifier, new_token_classifier
+    from deid.ner.model import CONCEPTS_KEY, is_compact, load_token_classifier, new_token_classifier
 
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -198,6 +198,8 @@ def train(
         # continued fine-tuning: the weights come from a finished model, the optimizer starts fresh
         model, tokenizer = load_token_classifier(Path(cfg.init))
         log.info("initialised from %s", cfg.init)
+        if CONCEPTS_KEY in model.config.to_dict():
+            log.info("its concept head is not trained here and is left out of the checkpoints")
     else:
         model = new_token_classifier()
         tokenizer = load_tokenizer()

@@ -99,8 +99,10 @@ class Gazetteer:
         ]
         self._matrix = np.array(self.vectors, dtype=np.float64)  # the same values, for whole blocks
         self.keys = [town_key(t.name) for t in towns]
-        self._pools: dict[tuple[int, str], list[int]] = {}
-        self._candidates: dict[tuple[str, str], list[int]] = {}
+        # computed once from the public table, shared by every draw: tuples, so no caller can
+        # change the mechanism for the notes after it
+        self._pools: dict[tuple[int, str], tuple[int, ...]] = {}
+        self._candidates: dict[tuple[str, str], tuple[int, ...]] = {}
         self.by_name: dict[str, int] = {}
         self.by_postcode: dict[str, list[int]] = {}
         self.blocks: dict[str, list[int]] = {}
@@ -167,7 +169,7 @@ class Gazetteer:
         a, b = self.vectors[i], self.vectors[j]
         return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) / len(a))
 
-    def candidates(self, origin: int, elision: str = "") -> list[int]:
+    def candidates(self, origin: int, elision: str = "") -> tuple[int, ...]:
         """The fixed candidate set of ``origin``: every town of its first-level unit (a partition
         of the public table chosen before any note is read), less the names a French context
         could not take (an article-initial name, or the other elision class)."""
@@ -175,17 +177,18 @@ class Gazetteer:
         key = (unit, elision)
         if key not in self._candidates:  # a function of the public table alone: computed once
             block = self.blocks[unit]
-            self._candidates[key] = [i for i in block if _fits(self.towns[i].name, elision)] or block
+            fits = tuple(i for i in block if _fits(self.towns[i].name, elision))
+            self._candidates[key] = fits or tuple(block)
         return self._candidates[key]
 
     def exponential_distribution(
         self, origin: int, epsilon: float, elision: str = ""
-    ) -> tuple[list[int], list[float]]:
+    ) -> tuple[tuple[int, ...], list[float]]:
         """P[i | origin] ∝ exp(eps · (1 - d(origin, i)) / (2 ΔU)), ΔU = 1, over the fixed candidates."""
         from deid.privacy.mechanisms import exponential_weights
 
         cands = self.candidates(origin, elision)
-        diff = self._matrix[cands] - self._matrix[origin]
+        diff = self._matrix[np.asarray(cands)] - self._matrix[origin]
         d = np.sqrt((diff * diff).sum(axis=1) / diff.shape[1])  # ``distance`` over the whole block
         return cands, exponential_weights((1.0 - d).tolist(), epsilon, 1.0)
 
@@ -217,14 +220,14 @@ class Gazetteer:
                 return i
         return rng.choice([i for i in pool if self.keys[i] != ex] or pool)
 
-    def _pool(self, min_population: int, elision: str) -> list[int]:
+    def _pool(self, min_population: int, elision: str) -> tuple[int, ...]:
         k = (min_population, elision)
         if k not in self._pools:
-            self._pools[k] = [
+            self._pools[k] = tuple(
                 i
                 for i, t in enumerate(self.towns)
                 if t.population >= min_population and _fits(t.name, elision)
-            ]
+            )
         return self._pools[k]
 
     # ------------------------------------------------------------------------------ records
