@@ -17,6 +17,7 @@ import math
 import random
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -93,11 +94,11 @@ class Gazetteer:
             return (v - lo) / (hi - lo) if hi > lo else 0.0
 
         bounds = [(min(c), max(c)) for c in (lats, lons, pops)]
-        self.vectors = [
-            tuple(norm(v, *b) for v, b in zip((t.lat, t.lon, p), bounds, strict=True))
-            for t, p in zip(towns, pops, strict=True)
-        ]
-        self._matrix = np.array(self.vectors, dtype=np.float64)  # the same values, for whole blocks
+        self.vectors = np.array(
+            [[norm(v, *b) for v, b in zip((t.lat, t.lon, p), bounds, strict=True)]
+             for t, p in zip(towns, pops, strict=True)],
+            dtype=np.float64,
+        )
         self.keys = [town_key(t.name) for t in towns]
         # computed once from the public table, shared by every draw: tuples, so no caller can
         # change the mechanism for the notes after it
@@ -163,11 +164,14 @@ class Gazetteer:
 
     # --------------------------------------------------------------------------- mechanisms
 
+    def distances(self, i: int, others: Sequence[int]) -> np.ndarray:
+        """Euclidean distance of normalised (lat, lon, log population), divided by sqrt(3), from
+        town ``i`` to each of ``others``: in [0, 1], a metric."""
+        diff = self.vectors[np.asarray(others, dtype=np.int64)] - self.vectors[i]
+        return np.asarray(np.sqrt((diff * diff).sum(axis=1) / diff.shape[1]))
+
     def distance(self, i: int, j: int) -> float:
-        """Euclidean distance of normalised (lat, lon, log population), divided by sqrt(3): in
-        [0, 1], a metric."""
-        a, b = self.vectors[i], self.vectors[j]
-        return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) / len(a))
+        return float(self.distances(i, [j])[0])
 
     def candidates(self, origin: int, elision: str = "") -> tuple[int, ...]:
         """The fixed candidate set of ``origin``: every town of its first-level unit (a partition
@@ -188,9 +192,7 @@ class Gazetteer:
         from deid.privacy.mechanisms import exponential_weights
 
         cands = self.candidates(origin, elision)
-        diff = self._matrix[np.asarray(cands)] - self._matrix[origin]
-        d = np.sqrt((diff * diff).sum(axis=1) / diff.shape[1])  # ``distance`` over the whole block
-        return cands, exponential_weights((1.0 - d).tolist(), epsilon, 1.0)
+        return cands, exponential_weights((1.0 - self.distances(origin, cands)).tolist(), epsilon, 1.0)
 
     def exponential(self, rng: random.Random, origin: int, epsilon: float, elision: str = "") -> int:
         cands, probs = self.exponential_distribution(origin, epsilon, elision)
