@@ -1,7 +1,7 @@
-"""Dev accuracy and speed of the model's runtimes (torch, ONNX fp32, ONNX int8) and the
+"""Dev accuracy and speed of the model's runtimes (torch fp32 or bf16, ONNX fp32, ONNX int8) and the
 precision/recall curve of the operating threshold, in one process on the same documents.
 
-Usage: .venv/bin/python bench/backend_eval.py CORPUS [--backends torch,onnx,onnx-int8]
+Usage: .venv/bin/python bench/backend_eval.py CORPUS [--backends torch,torch-bf16,onnx,onnx-int8]
        [--thresholds 0.1,0.2,...] [--threads 2] [--limit N] [--json FILE]
 
 Each backend reads every document once (``NerDetector.token_predictions``); its output is decoded
@@ -24,7 +24,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("corpus", type=Path)
     p.add_argument("--model", type=Path, default=None)
-    p.add_argument("--backends", default="torch,onnx-int8")
+    p.add_argument("--backends", default="torch,onnx-int8,torch-bf16")
     p.add_argument("--thresholds", default="")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--limit", type=int, default=0)
@@ -70,8 +70,8 @@ def main() -> None:
     encoded: Any = None
     preds: Any = None
     for backend in args.backends.split(","):
-        if backend == "torch":
-            det = load_detector(model_dir, device="cpu")
+        if backend in ("torch", "torch-bf16"):
+            det = load_detector(model_dir, device="cpu", dtype="bfloat16" if backend == "torch-bf16" else "float32")
         elif backend == "torch-int8":
             det = load_detector(model_dir, device="cpu", quantize_int8=True)
         else:

@@ -2,7 +2,7 @@
 packing, the encoder, decoding, the rules, and the merge with its checks (``combine``).
 
 Usage: .venv/bin/python bench/profile_detect.py CORPUS [--limit N] [--batch 16] [--threads 2]
-       [--backends torch,onnx-int8] [--long-kb 0]
+       [--backends torch,torch-bf16,onnx-int8] [--long-kb 0]
 
 Runs the default detector's stages one by one over the corpus in batches of ``--batch`` notes
 (as the worker and ``deid eval`` call it) and prints seconds and shares per stage, with the
@@ -56,7 +56,7 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=64)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--backends", default="torch,onnx-int8")
+    p.add_argument("--backends", default="onnx-int8,torch-bf16")
     p.add_argument("--long-kb", type=int, default=0)
     args = p.parse_args()
 
@@ -81,8 +81,9 @@ def main() -> None:
     stages = ("split_words", "tokenize_and_split", "windows_and_packing", "encoder", "decode", "rules",
               "merge")
     for backend in args.backends.split(","):
-        if backend == "torch":
-            det = load_detector(DEFAULT_MODEL_DIR, device="cpu")
+        if backend in ("torch", "torch-bf16"):
+            det = load_detector(DEFAULT_MODEL_DIR, device="cpu",
+                                dtype="bfloat16" if backend == "torch-bf16" else "float32")
         else:
             det = load_onnx_detector(DEFAULT_MODEL_DIR, int8=backend == "onnx-int8", threads=args.threads)
         det.detect(texts[:2], langs[:2])  # warm-up

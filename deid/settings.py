@@ -94,14 +94,17 @@ class ModelSettings(BaseModel):
     # None selects the shipped default model.
     path: Path | None = None
     device: Literal["auto", "cpu", "cuda"] = "auto"
-    # auto: float32 weights on a GPU as well. Half precision was measured slower for this small
-    # encoder on an H100 (host-bound; docs/BENCHMARKS.md, GPU section), so it is opt-in.
+    # Weights of the torch path. auto: bfloat16 on a CPU with AMX (bf16 matrix tiles; 3x ONNX int8
+    # there), float32 elsewhere, a GPU included (half precision was measured slower for this small
+    # encoder on an H100). docs/BENCHMARKS.md, deid/ner/runtime.py.
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
     cpu_int8: bool = False
-    # auto: ONNX Runtime on CPU (when installed), torch on a GPU; torch is kept for GPU and training.
+    # auto: torch on a GPU and on a CPU with AMX (bf16), else ONNX Runtime (int8) when installed.
     backend: Literal["auto", "torch", "onnx"] = "auto"
     onnx_int8: bool = True  # int8 dynamic quantization on the ONNX path (dev F1 in docs/BENCHMARKS.md)
-    threads: int | None = None  # CPU threads of the ONNX session (default: the cores this process may use)
+    # CPU threads of the model (the ONNX session's, or torch's for the process); None: the cores
+    # this process may use.
+    threads: int | None = None
     # Operating threshold on P(PHI) = 1 - P(O) of a word's first subword (None: the most probable
     # tag); lower finds more PHI. 0.3: the curve's highest strict recall on MEDDOCAN dev, relaxed
     # recall 0.992 -> 0.995 for 0.3 point of strict F1 (docs/BENCHMARKS.md).

@@ -23,8 +23,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     the settings (``DEID_MODEL__BACKEND``, ``DEID_MODEL__MIN_PHI_PROB``)."""
     p.add_argument("--backend", choices=("auto", "torch", "onnx"), default=None,
                    help="model runtime: onnx (ONNX Runtime, int8, CPU; the file is built and cached "
-                   "on first use), torch (GPU, training), auto (onnx on CPU, torch on a GPU; default: "
-                   "DEID_MODEL__BACKEND or auto)")
+                   "on first use), torch (bf16 weights on a CPU with AMX, fp32 on a GPU; "
+                   "DEID_MODEL__DTYPE overrides), auto (torch on a GPU or an AMX CPU, else onnx; "
+                   "default: DEID_MODEL__BACKEND or auto)")
     p.add_argument("--min-phi-prob", type=_probability, default=None, metavar="P",
                    help="operating threshold: a word is PHI when the model's P(PHI) = 1 - P(O) reaches P "
                    "(lower finds more PHI, with more false alarms; default: DEID_MODEL__MIN_PHI_PROB, "

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from deid.ner.infer import NerDetector
     from deid.settings import ModelSettings
 
+from deid.ner.runtime import resolve_backend
+
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
 
 
@@ -36,25 +38,6 @@ def load_detector(source: Path | str | ModelSettings, **kwargs: Any) -> NerDetec
     return NerDetector.from_path(Path(source), **kwargs)
 
 
-def resolve_backend(backend: str, device: str) -> str:
-    """``auto``: ONNX Runtime on CPU when it is installed, torch on a GPU (or without onnxruntime)."""
-    if backend != "auto":
-        return backend
-    if device == "cuda":
-        return "torch"
-    if device == "auto":
-        import importlib.util
-
-        if importlib.util.find_spec("torch") is not None:
-            import torch
-
-            if torch.cuda.is_available():
-                return "torch"
-    from deid.ner.onnx_backend import onnx_available
-
-    return "onnx" if onnx_available() else "torch"
-
-
 def load_detector_from_settings(model: ModelSettings, path: Path | None = None) -> NerDetector:
     """The detector ``deid.settings.Settings().model`` describes (the shipped one by default);
     ``path`` overrides the settings' model directory."""
@@ -69,6 +52,10 @@ def load_detector_from_settings(model: ModelSettings, path: Path | None = None) 
     source = path or model.path or DEFAULT_MODEL_DIR
     if resolve_backend(model.backend, model.device) == "onnx":
         return load_onnx_detector(source, int8=model.onnx_int8, config=config, threads=model.threads)
+    if model.threads:
+        import torch
+
+        torch.set_num_threads(model.threads)  # process-wide: the torch path has no session of its own
     return load_detector(
         source,
         device=model.device,

@@ -199,14 +199,14 @@ def decode_predictions(
 
 
 def torch_forward(model: Any, device: str = "cpu", dtype: Any = None) -> Forward:
-    """``model`` (eval mode, on ``device``) as a ``Forward``; on a GPU its weights are cast **in
-    place** to ``dtype`` when one is given (the detector owns its model; half-precision weights
-    rather than autocast, which re-casts every weight at every call and measured 1.5x slower at
-    batch 128 on an H100), the host arrays pinned so the copy overlaps."""
+    """``model`` (eval mode, on ``device``) as a ``Forward``; its weights are cast **in place** to
+    ``dtype`` when one is given (the detector owns its model; half-precision weights rather than
+    autocast, which re-casts every weight at every call and measured 1.5x slower at batch 128 on
+    an H100); on a GPU the host arrays are pinned so the copy overlaps."""
     import torch
 
     cuda = device.startswith("cuda")
-    if dtype is not None and cuda:
+    if dtype is not None:
         model = model.to(dtype)
 
     def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -279,11 +279,16 @@ class NerDetector:
             return
         import torch
 
+        from deid.ner.runtime import resolve_dtype
+
         self._device = _pick_device(device)
         torch_dtype: Any = None
-        if self._device.startswith("cuda") and dtype not in ("auto", "float32"):
-            # auto is float32: half-precision weights measured slower on an H100 (BENCHMARKS.md)
-            torch_dtype = getattr(torch, dtype)
+        # auto: float32 on a GPU (half-precision weights measured slower on an H100), bfloat16 on a
+        # CPU with AMX (3x ONNX int8 there); deid.ner.runtime says why
+        chosen = "float32" if quantize_int8 else resolve_dtype(dtype, self._device)
+        if chosen != "float32":
+            torch_dtype = getattr(torch, chosen)
+            self.backend = f"{backend}-{'bf16' if chosen == 'bfloat16' else 'fp16'}"
         model = model.to(self._device).eval()
         if quantize_int8 and self._device == "cpu":
             import warnings
