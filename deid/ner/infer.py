@@ -25,6 +25,23 @@ from deid.spans import Span
 
 # (input ids, attention mask), both int64 (batch, length) -> softmax probabilities (batch, length, tags)
 Forward = Callable[[np.ndarray, np.ndarray], np.ndarray]
+# Starts a forward pass and returns the wait for its probabilities. A forward that has a ``launch``
+# attribute of this type (the torch one on a GPU) lets the host pack the next batch and read back
+# the previous one while the device computes: a one-deep pipeline (``token_predictions``).
+Launch = Callable[[np.ndarray, np.ndarray], Callable[[], np.ndarray]]
+
+
+def launcher(forward: Forward) -> Launch:
+    """``forward``'s own ``launch`` when it has one, else a launch that computes at once."""
+    launch: Launch | None = getattr(forward, "launch", None)
+    if launch is not None:
+        return launch
+
+    def eager(ids: np.ndarray, mask: np.ndarray) -> Callable[[], np.ndarray]:
+        probs = forward(ids, mask)
+        return lambda: probs
+
+    return eager
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +144,27 @@ def token_predictions(
     ]
     enc_s = 0.0
     real = padded = 0
+    launch = launcher(forward)
+
+    def read_back(batch: list[int], wait: Callable[[], np.ndarray]) -> float:
+        s = time.perf_counter()
+        probs = wait()
+        waited = time.perf_counter() - s
+        p_o = probs[..., o_id]
+        phi = probs.copy()
+        phi[..., o_id] = -1.0
+        tag = phi.argmax(-1)
+        p_tag = np.take_along_axis(phi, tag[..., None], -1)[..., 0]
+        for r, j in enumerate(batch):
+            ti, w = jobs[j]
+            a, b = w.keep_start - w.start + 1, w.keep_end - w.start + 1
+            out = preds[ti]
+            out.tag[w.keep_start : w.keep_end] = tag[r, a:b]
+            out.p_tag[w.keep_start : w.keep_end] = p_tag[r, a:b]
+            out.p_o[w.keep_start : w.keep_end] = p_o[r, a:b]
+        return waited
+
+    in_flight: tuple[list[int], Callable[[], np.ndarray]] | None = None
     for batch in batches:
         maxlen = max(jobs[j][1].end - jobs[j][1].start for j in batch) + 2
         ids = np.full((len(batch), maxlen), pad, dtype=np.int64)
@@ -141,20 +179,13 @@ def token_predictions(
             real += n + 2
         padded += ids.size
         s = time.perf_counter()
-        probs = forward(ids, mask)
+        wait = launch(ids, mask)
         enc_s += time.perf_counter() - s
-        p_o = probs[..., o_id]
-        phi = probs.copy()
-        phi[..., o_id] = -1.0
-        tag = phi.argmax(-1)
-        p_tag = np.take_along_axis(phi, tag[..., None], -1)[..., 0]
-        for r, j in enumerate(batch):
-            ti, w = jobs[j]
-            a, b = w.keep_start - w.start + 1, w.keep_end - w.start + 1
-            out = preds[ti]
-            out.tag[w.keep_start : w.keep_end] = tag[r, a:b]
-            out.p_tag[w.keep_start : w.keep_end] = p_tag[r, a:b]
-            out.p_o[w.keep_start : w.keep_end] = p_o[r, a:b]
+        if in_flight is not None:  # the previous batch is read back while this one computes
+            enc_s += read_back(*in_flight)
+        in_flight = (batch, wait)
+    if in_flight is not None:
+        enc_s += read_back(*in_flight)
     t3 = time.perf_counter()
     if timings is not None:
         timings.tokenize += t1 - t0
@@ -210,14 +241,32 @@ def torch_forward(model: Any, device: str = "cpu", dtype: Any = None) -> Forward
         model = model.to(dtype)
 
     def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
         if cuda:
-            ids_t = ids_t.pin_memory().to(device, non_blocking=True)
-            mask_t = mask_t.pin_memory().to(device, non_blocking=True)
+            return launch(ids, mask)()
         with torch.inference_mode():
-            logits = model(input_ids=ids_t, attention_mask=mask_t).logits
-            return np.asarray(torch.softmax(logits.float(), dim=-1).cpu().numpy())
+            logits = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask)).logits
+            return np.asarray(torch.softmax(logits.float(), dim=-1).numpy())
 
+    def launch(ids: np.ndarray, mask: np.ndarray) -> Callable[[], np.ndarray]:
+        # kernels are queued and the probabilities copied back into pinned memory asynchronously;
+        # the returned wait blocks on an event recorded after the copy
+        ids_t = torch.from_numpy(ids).pin_memory().to(device, non_blocking=True)
+        mask_t = torch.from_numpy(mask).pin_memory().to(device, non_blocking=True)
+        with torch.inference_mode():
+            probs = torch.softmax(model(input_ids=ids_t, attention_mask=mask_t).logits.float(), dim=-1)
+            host = torch.empty(probs.shape, dtype=probs.dtype, pin_memory=True)
+            host.copy_(probs, non_blocking=True)
+            done = torch.cuda.Event()
+            done.record()
+
+        def wait() -> np.ndarray:
+            done.synchronize()
+            return np.asarray(host.numpy())
+
+        return wait
+
+    if cuda:
+        forward.launch = launch  # type: ignore[attr-defined]
     return forward
 
 

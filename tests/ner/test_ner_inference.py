@@ -73,3 +73,44 @@ def test_detector_returns_one_list_per_text(e5_tokenizer: Any, tagger: _KeywordT
     assert det.detect([], []) == []
     with pytest.raises(ValueError):
         det.detect(["a"], [])
+
+
+def test_a_forward_that_launches_asynchronously_gives_the_same_reading_one_batch_ahead(
+    e5_tokenizer: Any, tagger: _KeywordTagger
+) -> None:
+    """The GPU path's one-deep pipeline: batch k+1 is launched before batch k is read back, and
+    the predictions are those of the eager loop."""
+    import numpy as np
+    import torch
+
+    from deid.ner.infer import token_predictions, torch_forward
+
+    eager = torch_forward(tagger)
+    events: list[str] = []
+
+    def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return eager(ids, mask)
+
+    def launch(ids: np.ndarray, mask: np.ndarray) -> Any:
+        k = sum(e.startswith("launch") for e in events)
+        events.append(f"launch {k}")
+        probs = eager(ids, mask)
+
+        def wait() -> np.ndarray:
+            events.append(f"wait {k}")
+            return probs
+
+        return wait
+
+    forward.launch = launch  # type: ignore[attr-defined]
+    texts = [f"Note {i}: Zorglub " + "mot " * (i * 9) for i in range(30)]
+    config = InferenceConfig(max_len=128, overlap=32, token_budget=512)
+    torch.manual_seed(0)
+    _, ref = token_predictions(eager, e5_tokenizer, texts, config)
+    _, got = token_predictions(forward, e5_tokenizer, texts, config)
+    for a, b in zip(ref, got, strict=True):
+        assert np.array_equal(a.tag, b.tag) and np.allclose(a.p_o, b.p_o) and np.allclose(a.p_tag, b.p_tag)
+    n = sum(e.startswith("launch") for e in events)
+    assert n > 2
+    assert events[:3] == ["launch 0", "launch 1", "wait 0"]
+    assert events[-1] == f"wait {n - 1}" and len(events) == 2 * n
