@@ -67,6 +67,9 @@ def register(sub: Any) -> None:
     p.add_argument("--teacher", metavar="DIR", default="",
                    help="distil from this model's token distributions as well as from the gold tags")
     p.add_argument("--kd-weight", type=float, default=0.5, help="share of the distillation loss (0..1)")
+    p.add_argument("--bf16", action="store_true",
+                   help="bf16 autocast for the forward passes (fp32 weights kept): about 3x faster "
+                   "on a CPU with AMX; without AMX or a GPU that supports it, no faster")
     p.add_argument(
         "--include-heldout",
         action="store_true",
@@ -172,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         eval_minutes=args.eval_minutes, save_minutes=args.save_minutes, device=args.device,
         sources=[*args.corpus, f"synth:{args.synth}", f"synth-en:{args.synth_en}"], init=args.init,
         decay_steps=args.decay_steps,
-        keep_layers=layers, teacher=args.teacher, kd_weight=args.kd_weight,
+        keep_layers=layers, teacher=args.teacher, kd_weight=args.kd_weight, bf16=args.bf16,
     )  # fmt: skip
     best = train(cfg, docs, dev, resume=not args.no_resume)
     print(f"best checkpoint: {best}")
