@@ -71,7 +71,8 @@ def main() -> None:
     preds: Any = None
     for backend in args.backends.split(","):
         if backend in ("torch", "torch-bf16"):
-            det = load_detector(model_dir, device="cpu", dtype="bfloat16" if backend == "torch-bf16" else "float32")
+            dtype = "bfloat16" if backend == "torch-bf16" else "float32"
+            det = load_detector(model_dir, device="cpu", dtype=dtype)
         elif backend == "torch-int8":
             det = load_detector(model_dir, device="cpu", quantize_int8=True)
         else:

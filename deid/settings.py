@@ -134,6 +134,10 @@ class BatchSettings(BaseModel):
     shutdown_grace_s: float = 30.0
     # A note whose detection takes longer is dead-lettered (reason detection_timeout); 0 = no limit.
     detect_timeout_s: float = 60.0
+    # Detect the next batch while the current one is substituted, published and committed (a
+    # batch is still substituted only after the one before it is committed). Off: one batch at
+    # a time, start to end.
+    overlap_detection: bool = True
 
 
 class PrivacySettings(BaseModel):

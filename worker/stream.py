@@ -62,6 +62,17 @@ class _Item:
         return TopicPartition(self.record.topic, self.record.partition)
 
 
+@dataclass
+class _Prepared:
+    """A batch decoded and detected, not yet substituted: what the overlapped loop holds while
+    the batch before it finishes."""
+
+    records: list[ConsumerRecord[bytes, bytes]]
+    items: list[_Item]
+    ok: list[tuple[_Item, list[Span], _Found]]  # detected items with their spans and concepts
+    timings: dict[str, float]  # ms per stage so far
+
+
 def _tp(record: ConsumerRecord[Any, Any]) -> TopicPartition:
     return TopicPartition(record.topic, record.partition)
 
@@ -145,13 +156,65 @@ class StreamWorker:
         if self._consumer is None:
             await self.start()
         try:
-            while not self._stopping.is_set():
-                records = await self._collect()
-                if records:
-                    async with self._lock:
+            if self.settings.batch.overlap_detection:
+                await self._run_overlapped()
+            else:
+                while not self._stopping.is_set():
+                    records = await self._collect()
+                    if records:
                         await self._process(records)
         finally:
             await self._close()
+
+    async def _run_overlapped(self) -> None:
+        """Batch N+1 is collected and detected while batch N is substituted, published and
+        committed (on a GPU node the host's substitution, not the GPU, bounded the worker:
+        docs/BENCHMARKS.md, "On a GPU"). Order holds where it matters: a batch is substituted only
+        after the one before it is committed, so a patient's memo and the offsets advance as in
+        the sequential loop; detection reads nothing shared. An abandoned batch takes the one
+        detected behind it along: both are rewound, neither is committed."""
+        finishing: asyncio.Task[bool] | None = None
+        behind: list[ConsumerRecord[bytes, bytes]] = []  # records of the batch in ``finishing``
+        try:
+            while not self._stopping.is_set():
+                records = await self._collect()
+                if not records:
+                    if finishing is not None and finishing.done():
+                        if not await finishing:
+                            self._rewind(behind)
+                        finishing, behind = None, []
+                    continue
+                prepared = await self._prepare(records)
+                if finishing is not None:
+                    done_ok = await finishing
+                    finishing = None
+                    if not done_ok:
+                        self._rewind(behind + records)
+                        behind = []
+                        continue
+                behind = records
+                finishing = asyncio.create_task(self._finish_locked(prepared))
+        finally:
+            if finishing is not None and not await finishing:
+                self._rewind(behind)
+
+    async def _finish_locked(self, prepared: _Prepared) -> bool:
+        async with self._lock:  # a revocation queued behind the batch before runs first
+            return await self._finish(self._still_assigned(prepared))
+
+    def _still_assigned(self, prepared: _Prepared) -> _Prepared:
+        """Leaves out the items of partitions revoked while the batch was detected: uncommitted,
+        they are read again by the partition's new owner. Only the consumer's own assignment
+        decides (a partition still ours is never skipped, or a later commit would pass it)."""
+        assert self._consumer is not None
+        assigned = self._consumer.assignment()
+        if all(it.tp in assigned for it in prepared.items):
+            return prepared
+        keep = [it for it in prepared.items if it.tp in assigned]
+        ids = {id(it) for it in keep}
+        return _Prepared(
+            records=[it.record for it in keep], items=keep,
+            ok=[row for row in prepared.ok if id(row[0]) in ids], timings=prepared.timings)
 
     async def _close(self) -> None:
         self.running = False
@@ -296,6 +359,15 @@ class StreamWorker:
 
     # -- one batch ---------------------------------------------------------------------------
     async def _process(self, records: list[ConsumerRecord[bytes, bytes]]) -> None:
+        """One batch start to end (decode, detect, substitute, publish, commit); rewound when it
+        is abandoned."""
+        async with self._lock:
+            if not await self._finish(await self._prepare(records)):
+                self._rewind(records)
+
+    async def _prepare(self, records: list[ConsumerRecord[bytes, bytes]]) -> _Prepared:
+        """Decoding and detection: reads nothing shared and writes nothing (no store, no broker),
+        so it may run ahead of the batch before it."""
         m = self.metrics
         t_start = time.perf_counter()
         m.events_in.inc(len(records))
@@ -314,9 +386,7 @@ class StreamWorker:
         if notes and t_detected > t_decoded:
             m.ner_tokens_per_s.set(tokens / (t_detected - t_decoded))
 
-        ok_items: list[_Item] = []
-        ok_spans: list[list[Span]] = []
-        ok_found: list[_Found] = []
+        ok: list[tuple[_Item, list[Span], _Found]] = []
         for it, res in zip(good, analysed, strict=True):
             if isinstance(res, DetectionTimeout):
                 it.dead = self._dead(it, "detection_timeout",
@@ -324,15 +394,25 @@ class StreamWorker:
             elif isinstance(res, BaseException):
                 it.dead = self._processing_error(it, res, "detect")
             else:
-                ok_items.append(it)
-                ok_spans.append(res[0])
-                ok_found.append(res[1])
+                ok.append((it, res[0], res[1]))
+        timings = {"decode": (t_decoded - t_start) * 1e3, "detect": (t_detected - t_decoded) * 1e3}
+        return _Prepared(records=records, items=items, ok=ok, timings=timings)
+
+    async def _finish(self, prepared: _Prepared) -> bool:
+        """Substitution, publication and commit of a prepared batch, in that order; False when the
+        batch was abandoned uncommitted (the caller rewinds it)."""
+        m = self.metrics
+        records, items = prepared.records, prepared.items
+        ok_items = [it for it, _, _ in prepared.ok]
+        ok_spans = [sp for _, sp, _ in prepared.ok]
+        ok_found = [found for _, _, found in prepared.ok]
         batch_tps = {it.tp for it in items}
+        t_subst_start = time.perf_counter()
         try:
             outs = await self._substitute([it.note for it in ok_items if it.note is not None], ok_spans,
                                           batch_tps)
             t_subst = time.perf_counter()
-            m.stage_seconds.labels("substitute").observe(t_subst - t_detected)
+            m.stage_seconds.labels("substitute").observe(t_subst - t_subst_start)
             for it, out, sp, found in zip(ok_items, outs, ok_spans, ok_found, strict=True):
                 if isinstance(out, BaseException):
                     it.dead = self._processing_error(it, out, "substitute")
@@ -340,13 +420,11 @@ class StreamWorker:
                     it.out = self._with_concepts(it.note, sp, out, found) if it.note else out
             if self.settings.kafka.publish_hl7:
                 await self._hl7_outputs(ok_items, batch_tps)
-            timings = {"decode": (t_decoded - t_start) * 1e3, "detect": (t_detected - t_decoded) * 1e3,
-                       "substitute": (t_subst - t_detected) * 1e3}
+            timings = {**prepared.timings, "substitute": (t_subst - t_subst_start) * 1e3}
             await self._publish(items, timings, batch_tps)
         except _Abandoned:
-            self._rewind(records)
             log.warning("batch of %d records abandoned uncommitted (will be redelivered)", len(records))
-            return
+            return False
         t_published = time.perf_counter()
         m.stage_seconds.labels("publish").observe(t_published - t_subst)
         await self._commit(records)
@@ -359,6 +437,7 @@ class StreamWorker:
         n_out = sum(1 for it in items if it.out is not None)
         log.info("batch %d: in=%d out=%d dead=%d", self.batches_done, len(items), n_out, len(items) - n_out)
         await self._update_lag()
+        return True
 
     def _decode(self, r: ConsumerRecord[bytes, bytes]) -> _Item:
         decode = decode_hl7_record if r.topic == self.settings.kafka.topic_raw_hl7 else decode_record

@@ -281,11 +281,12 @@ def train(
                 ids[r, : len(ex.ids)] = torch.tensor(ex.ids)
                 labels[r, : len(ex.ids)] = torch.tensor(ex.labels)
                 mask[r, : len(ex.ids)] = 1
-            with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-                outp = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device))
+            kind = device.split(":")[0]
+            with torch.autocast(kind, dtype=torch.bfloat16, enabled=cfg.bf16):
+                outp = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                             labels=labels.to(device))
             if teacher is not None:
-                with torch.inference_mode(), torch.autocast(device.split(":")[0], dtype=torch.bfloat16,
-                                                            enabled=cfg.bf16):
+                with torch.inference_mode(), torch.autocast(kind, dtype=torch.bfloat16, enabled=cfg.bf16):
                     t_logits = teacher(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
                 kd = distillation_loss(outp.logits, t_logits.clone(), mask.to(device), cfg.kd_temperature)
                 outp.loss = (1 - cfg.kd_weight) * outp.loss + cfg.kd_weight * kd
