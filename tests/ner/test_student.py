@@ -65,3 +65,25 @@ def test_a_tag_the_trained_head_lacks_is_left_unscored_not_taught_as_o() -> None
     assert TAG2ID["B-SEX"] in full.labels and TAG2ID["B-SEX"] not in ex.labels
     scored = [a for a, b in zip(ex.labels, full.labels, strict=True) if b == TAG2ID["B-SEX"]]
     assert scored == [IGNORE]
+
+
+def test_a_bf16_distillation_run_keeps_fp32_weights_and_writes_a_loadable_student(tmp_path: Path) -> None:
+    """``deid train --bf16``: autocast only, the student's master weights and checkpoint stay fp32."""
+    import torch
+
+    from deid.labels import Label
+    from deid.ner import DEFAULT_MODEL_DIR
+    from deid.ner.model import load_token_classifier
+    from deid.ner.train import TrainConfig, train
+    from deid.spans import Document, Span
+
+    text = "Paciente: Juan Pérez García, ingresó el 3 de mayo de 2019 en el Hospital La Paz."
+    doc = Document("d1", text, "es", (Span(10, 27, Label.PATIENT, "gold"), Span(40, 57, Label.DATE, "gold")))
+    cfg = TrainConfig(out_dir=str(tmp_path / "run"), init=str(DEFAULT_MODEL_DIR), keep_layers=[5, 11],
+                      teacher=str(DEFAULT_MODEL_DIR), bf16=True, max_steps=2, warmup_steps=1,
+                      threads=2, eval_minutes=100.0, save_minutes=100.0)
+    best = train(cfg, [doc, doc], {"dev": [doc]}, resume=False)
+    student, _ = load_token_classifier(best)
+    assert student.config.num_hidden_layers == 2
+    assert all(p.dtype == torch.float32 for p in student.parameters())
+    assert (tmp_path / "run" / "last").is_dir()
