@@ -1,5 +1,7 @@
 """The model alone on one batch, on each CPU runtime, in one process: torch fp32, torch bf16 (AMX
-where the CPU has it) and ONNX Runtime int8 (the cached file ``deid.ner.onnx_backend`` builds).
+where the CPU has it), each eager and with the encoder's dense blocks fused into oneDNN calls
+(``deid.ner.cpu_fusion``, what the detector runs), and ONNX Runtime int8 (the cached file
+``deid.ner.onnx_backend`` builds).
 
 Usage: .venv/bin/python bench/cpu_runtimes.py [--batch 32] [--length 256] [--threads 2] [--repeats 5]
 
@@ -44,8 +46,14 @@ def main() -> None:
         ensure_onnx(Path(DEFAULT_MODEL_DIR), True, model=model)
     runtimes: list[tuple[str, Any]] = [("torch fp32", torch_forward(model))]
     runtimes.append(("onnx int8", onnx_forward(ort_session(target, args.threads))))
-    bf16_model, _ = load_token_classifier(Path(DEFAULT_MODEL_DIR))
-    runtimes.append(("torch bf16", torch_forward(bf16_model.eval(), "cpu", torch.bfloat16)))
+
+    def fresh(dtype: Any, fuse: bool) -> Any:
+        m, _ = load_token_classifier(Path(DEFAULT_MODEL_DIR))
+        return torch_forward(m.eval(), "cpu", dtype, fuse=fuse)
+
+    runtimes.append(("torch fp32, fused (deid.ner.cpu_fusion)", fresh(None, True)))
+    runtimes.append(("torch bf16", fresh(torch.bfloat16, False)))
+    runtimes.append(("torch bf16, fused (the default on AMX)", fresh(torch.bfloat16, True)))
     print(f"# {platform.processor() or platform.machine()}; AMX bf16: {cpu_has_amx_bf16()}; torch "
           f"{torch.__version__}; {args.threads} threads; batch {args.batch} x {args.length} tokens")
     print("| runtime | tokens/s | argmax agreement with fp32 |")

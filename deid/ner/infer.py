@@ -229,16 +229,22 @@ def decode_predictions(
     return out
 
 
-def torch_forward(model: Any, device: str = "cpu", dtype: Any = None) -> Forward:
+def torch_forward(model: Any, device: str = "cpu", dtype: Any = None, *, fuse: bool = False) -> Forward:
     """``model`` (eval mode, on ``device``) as a ``Forward``; its weights are cast **in place** to
     ``dtype`` when one is given (the detector owns its model; half-precision weights rather than
     autocast, which re-casts every weight at every call and measured 1.5x slower at batch 128 on
-    an H100); on a GPU the host arrays are pinned so the copy overlaps."""
+    an H100); on a GPU the host arrays are pinned so the copy overlaps. ``fuse``: on a CPU, the
+    encoder's dense blocks are replaced **in place** by oneDNN fused calls
+    (``deid.ner.cpu_fusion``), for a model that will never train again."""
     import torch
 
     cuda = device.startswith("cuda")
     if dtype is not None:
         model = model.to(dtype)
+    if fuse and not cuda:
+        from deid.ner.cpu_fusion import fuse_bert_for_cpu
+
+        fuse_bert_for_cpu(model)
 
     def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if cuda:
@@ -349,7 +355,9 @@ class NerDetector:
                 model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         self._model = model
         self._id2label = {int(k): v for k, v in model.config.id2label.items()}
-        self._forward = torch_forward(model, self._device, torch_dtype)
+        # the detector owns its model and never trains it: its CPU graph may be fused (not under
+        # torch's dynamic int8 quantization, whose linear layers are not nn.Linear)
+        self._forward = torch_forward(model, self._device, torch_dtype, fuse=not quantize_int8)
 
     @classmethod
     def from_path(cls, path: Path | str, **kwargs: Any) -> NerDetector:

@@ -157,35 +157,43 @@ def make_windows(n_tokens: int, size: int, overlap: int) -> list[Window]:
 
 def make_aligned_windows(n_tokens: int, size: int, overlap: int,
                          unit_starts: Sequence[int] = ()) -> list[Window]:
-    """Windows of at most ``size`` tokens, cut where a line or sentence starts when one is near.
+    """Windows of at most ``size`` tokens, as few as the overlap allows and of even length, cut
+    where a line or sentence starts when one is near.
 
-    A window ends at the last unit start in its last eighth, and the next one starts ``overlap``
-    tokens earlier, or at a unit start up to a quarter overlap before that, so no window's edge cuts
-    a sentence when it can help it; each token is read from the window where it sits farther from
-    the edge (the overlap is cut in its middle, leaving at least ``overlap / 2`` tokens of context
-    on each side). As in ``make_windows``, the last window is a full one when the note allows.
+    A note is covered by the fewest windows that fit (``k`` windows overlapping by ``overlap``), each
+    aimed at the same length, ``(n + (k - 1) * overlap) / k``, re-aimed after every cut: a note
+    of 564 tokens is read as three windows of about 231 tokens (692 tokens fed) where full windows
+    with the last one stretched back fed 762. A window ends at the last unit start in the eighth
+    of ``size`` around its aim (never past ``size``); the next one starts ``overlap`` tokens
+    earlier, or at a unit start up to a quarter overlap before that, so no window's edge cuts a
+    sentence when it can help it. Each token is read from the window where it sits farther from
+    the edge (the overlap is cut in its middle, leaving at least ``overlap / 2`` tokens of
+    context on each side).
     """
     if size <= 0 or not 0 <= overlap < size:
         raise ValueError("need size > 0 and 0 <= overlap < size")
     if n_tokens <= size:
         return [Window(0, n_tokens, 0, n_tokens)]
     starts = sorted(set(unit_starts))
+    step = size - overlap
     out: list[Window] = []
     s, keep_s = 0, 0
     while n_tokens - s > size:
-        e = s + size
-        i = bisect.bisect_right(starts, e) - 1
-        if i >= 0 and starts[i] > s + size - size // 8:
+        left = -(-(n_tokens - s - overlap) // step)  # windows still needed, this one included
+        aim = s + -(-(n_tokens - s + (left - 1) * overlap) // left)
+        # a cut earlier than this would leave more than ``left - 1`` windows to read the rest
+        earliest = n_tokens - (left - 1) * step
+        e = aim
+        i = bisect.bisect_right(starts, min(s + size, aim + size // 16)) - 1
+        if i >= 0 and starts[i] > max(aim - size // 8, s + overlap, earliest - 1):
             e = starts[i]
         lo = e - overlap
         # the latest unit start at most a quarter overlap earlier: more overlap, never less
         j = bisect.bisect_right(starts, lo) - 1
-        nxt = starts[j] if j >= 0 and starts[j] >= lo - overlap // 4 else lo
+        nxt = lo
+        if j >= 0 and starts[j] >= max(lo - overlap // 4, earliest - overlap):
+            nxt = starts[j]
         nxt = max(nxt, s + 1)  # always move on, whatever the sizes
-        if n_tokens - nxt <= size:
-            # the last window is stretched back to a full one: the end of a note (signatures,
-            # addresses) reads better with more context, and it costs one window's overlap only
-            nxt = max(n_tokens - size, s + 1)
         cut = max((nxt + e) // 2, keep_s)
         out.append(Window(s, e, keep_s, cut))
         s, keep_s = nxt, cut

@@ -39,16 +39,33 @@ def test_aligned_windows_cover_every_token_once_within_the_size(seed: int) -> No
         assert w.start <= w.keep_start <= w.keep_end <= w.end
 
 
-def test_aligned_windows_end_at_sentence_starts() -> None:
-    # a sentence every 20 tokens: windows of 254 end on one and start on one
-    starts = list(range(20, 1000, 20))
-    windows = make_aligned_windows(1000, 254, 64, starts)
+def test_aligned_windows_end_at_sentence_starts_when_there_is_slack() -> None:
+    # a sentence every 20 tokens; 900 tokens need 5 windows of 254, which leaves room to align
+    starts = list(range(20, 900, 20))
+    windows = make_aligned_windows(900, 254, 64, starts)
+    assert len(windows) == 5
     assert all(w.end in starts for w in windows[:-1])
     assert all(w.start == 0 or w.start in starts for w in windows[:-1])
-    fed = sum(w.end - w.start for w in windows)
-    assert fed < 1000 * 1.5
-    # the last window is a full one, as in training's make_windows
-    assert make_aligned_windows(300, 254, 64) == [Window(0, 254, 0, 150), Window(46, 300, 150, 300)]
+    assert sum(w.end - w.start for w in windows) < 900 + 4 * 64 + 4 * 20
+
+
+def test_aligned_windows_are_as_few_as_the_overlap_allows_and_even() -> None:
+    # 1000 tokens in windows of 254 overlapping by 64 need 5: alignment never costs a sixth
+    windows = make_aligned_windows(1000, 254, 64, list(range(20, 1000, 20)))
+    assert len(windows) == 5
+    # no stretched last window: a note just over one window is read as two halves
+    assert make_aligned_windows(300, 254, 64) == [Window(0, 182, 0, 150), Window(118, 300, 150, 300)]
+
+
+@pytest.mark.parametrize("n", [255, 400, 564, 1000, 2999])
+def test_aligned_windows_feed_about_n_plus_one_overlap_per_cut(n: int) -> None:
+    size, overlap = 254, 64
+    fewest = -(-(n - overlap) // (size - overlap))
+    windows = make_aligned_windows(n, size, overlap)
+    assert len(windows) == fewest
+    assert sum(w.end - w.start for w in windows) == n + (fewest - 1) * overlap
+    lengths = [w.end - w.start for w in windows]
+    assert max(lengths) - min(lengths) <= 1
 
 
 def test_unit_starts_are_line_and_sentence_starts(e5_tokenizer: Any) -> None:
