@@ -69,10 +69,10 @@ class FusedResidualOutput(nn.Module):
 
 def fuse_bert_for_cpu(model: Any) -> int:
     """Replaces, in place, the dense blocks of every BERT layer of ``model`` by their fused forms;
-    returns how many layers were fused (0 when the model is no BERT, is training, is on a GPU, or
+    returns how many layers were fused (0 when the model is no torch BERT, is training, is on a GPU, or
     torch or the CPU cannot run oneDNN's fusion in the weights' number format). Call it on an
     inference-only model: the fused modules have no backward pass."""
-    if getattr(model, "training", False):
+    if not isinstance(model, nn.Module) or model.training:
         return 0
     from transformers.models.bert.modeling_bert import BertLayer
 

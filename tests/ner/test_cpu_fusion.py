@@ -4,6 +4,7 @@ may still train is never touched."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,7 @@ def test_a_training_model_or_one_without_cpu_support_is_left_alone(monkeypatch: 
     assert not any(isinstance(m, FusedLinear) for m in model.modules())
 
 
-def test_the_cpu_detector_runs_fused_and_finds_what_the_eager_model_finds() -> None:
+def test_the_cpu_detector_runs_fused_and_padded_and_finds_what_the_eager_model_finds() -> None:
     text = ("Paciente: Rosa Martínez García, 67 años, nacida el 12/03/1951 en Sevilla. "
             "Médico: Dr. Juan López. Teléfono 954 123 456.")
     detector = NerDetector.from_path(DEFAULT_MODEL_DIR, device="cpu", dtype="float32")
@@ -87,5 +88,11 @@ def test_the_cpu_detector_runs_fused_and_finds_what_the_eager_model_finds() -> N
     expected = predict_spans(eager.eval(), tok, [text])[0]
     got = detector.detect([text], ["es"])[0]
     assert [(s.start, s.end, s.label) for s in got] == [(s.start, s.end, s.label) for s in expected]
+    # batches padded to a multiple of 32 (the default) read as unpadded ones: padding is masked
+    assert detector.config.pad_multiple == 32
+    unpadded = detector.with_config(replace(detector.config, pad_multiple=1))
+    texts = [text, text[:40], "Alta: 3 de mayo de 2019. Dra. Ana Ruiz Pérez, Hospital de Jaén."]
+    for a, b in zip(detector.detect(texts, ["es"] * 3), unpadded.detect(texts, ["es"] * 3), strict=True):
+        assert [(s.start, s.end, s.label) for s in a] == [(s.start, s.end, s.label) for s in b]
     # training's checkpoint scoring goes through the same forward and must not be fused
     assert not any(isinstance(m, FusedLinear) for m in eager.modules())

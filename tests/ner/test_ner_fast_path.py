@@ -79,9 +79,10 @@ def test_batches_sort_windows_by_length_so_padding_stays_small(e5_tokenizer: Any
     rng = random.Random(3)
     texts = [" ".join("mot" for _ in range(rng.randrange(5, 400))) for _ in range(50)]
     encoded = encode_texts(e5_tokenizer, texts)
-    jobs = _plan(encoded, texts, InferenceConfig(max_len=128, overlap=32))
+    config = InferenceConfig(max_len=128, overlap=32, token_budget=2048, pad_multiple=1)
+    jobs = _plan(encoded, texts, config)
     fed = padded = 0
-    for batch in _batches(jobs, 2048):
+    for batch in _batches(jobs, config):
         lengths = [jobs[j][1].end - jobs[j][1].start + 2 for j in batch]
         assert max(lengths) * len(batch) <= 2048 or len(batch) == 1
         fed += sum(lengths)

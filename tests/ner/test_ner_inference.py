@@ -114,3 +114,33 @@ def test_a_forward_that_launches_asynchronously_gives_the_same_reading_one_batch
     assert n > 2
     assert events[:3] == ["launch 0", "launch 1", "wait 0"]
     assert events[-1] == f"wait {n - 1}" and len(events) == 2 * n
+
+
+def test_batches_are_padded_to_a_multiple_of_32_within_the_budget(
+        e5_tokenizer: Any, tagger: _KeywordTagger) -> None:  # fmt: skip
+    """Few distinct shapes (oneDNN builds a kernel per shape), and the token budget still holds;
+    the shipped model reads padded batches as unpadded ones (tests/ner/test_cpu_fusion.py)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from deid.ner.infer import token_predictions, torch_forward
+
+    eager = torch_forward(tagger)
+    lengths: list[int] = []
+
+    def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        lengths.append(ids.shape[1])
+        assert ids.size <= 512
+        return eager(ids, mask)
+
+    texts = [f"Note {i}: Zorglub " + "mot " * (i * 7) for i in range(25)]
+    config = InferenceConfig(max_len=128, overlap=32, token_budget=512)
+    assert config.pad_multiple == 32
+    _, padded = token_predictions(forward, e5_tokenizer, texts, config)
+    assert lengths and all(n % 32 == 0 or n == 128 for n in lengths)
+    lengths.clear()
+    _, exact = token_predictions(forward, e5_tokenizer, texts, replace(config, pad_multiple=1))
+    assert any(n % 32 for n in lengths)
+    for a, b in zip(exact, padded, strict=True):
+        assert np.array_equal(a.tag, b.tag) and np.allclose(a.p_o, b.p_o, atol=1e-5)
