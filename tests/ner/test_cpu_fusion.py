@@ -96,3 +96,17 @@ def test_the_cpu_detector_runs_fused_and_padded_and_finds_what_the_eager_model_f
         assert [(s.start, s.end, s.label) for s in a] == [(s.start, s.end, s.label) for s in b]
     # training's checkpoint scoring goes through the same forward and must not be fused
     assert not any(isinstance(m, FusedLinear) for m in eager.modules())
+
+
+def test_the_cpu_forward_reads_a_padded_batch_as_the_model_does_with_its_2d_mask() -> None:
+    """``torch_forward`` hands SDPA a broadcast boolean mask; the probabilities are those of the
+    model called the documented way."""
+    from deid.ner.infer import torch_forward
+
+    ids, mask = _batch()
+    model = _shipped()
+    assert model.config._attn_implementation == "sdpa"
+    expected = torch.softmax(_logits(model, ids, mask), dim=-1).numpy()
+    got = torch_forward(model)(ids.numpy(), mask.numpy())
+    real = mask.bool().numpy()
+    assert np.abs(got - expected)[real].max() < 1e-5
