@@ -51,8 +51,7 @@ class InferenceConfig:
     token_budget: int = 4096  # padded tokens per forward pass
     # a batch's length is padded up to a multiple of this (within max_len): oneDNN builds and
     # caches a kernel per matrix shape, and with one shape per batch a CPU spent more time building
-    # them than the padding costs (bench/cpu_runtimes.py --shapes: 17,400 tokens/s with every
-    # length against 25,700 with lengths in steps of 32, bf16 on 2 cores)
+    # them than the padding costs (bench/cpu_runtimes.py --shapes, docs/BENCHMARKS.md)
     pad_multiple: int = 32
     min_score: float = 0.0
     # None: a word takes the most probable tag (O included). A number: a word is PHI when
