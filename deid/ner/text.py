@@ -163,8 +163,9 @@ def make_aligned_windows(n_tokens: int, size: int, overlap: int,
     A note is covered by the fewest windows that fit (``k`` windows overlapping by ``overlap``), each
     aimed at the same length, ``(n + (k - 1) * overlap) / k``, re-aimed after every cut: a note
     of 564 tokens is read as three windows of about 231 tokens (692 tokens fed) where full windows
-    with the last one stretched back fed 762. A window ends at the last unit start in the eighth
-    of ``size`` around its aim (never past ``size``); the next one starts ``overlap`` tokens
+    with the last one stretched back fed 762. A window ends at the last unit start from an eighth of
+    ``size`` before its aim to a sixteenth after it (never past ``size``, and never so early that
+    the rest would need one window more); the next one starts ``overlap`` tokens
     earlier, or at a unit start up to a quarter overlap before that, so no window's edge cuts a
     sentence when it can help it. Each token is read from the window where it sits farther from
     the edge (the overlap is cut in its middle, leaving at least ``overlap / 2`` tokens of
