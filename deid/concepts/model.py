@@ -37,6 +37,10 @@ class BranchSpec:
     trained_on: tuple[str, ...] = ("es",)
     corpus: str = "PharmaCoNER train (CC BY 4.0)"
     scores: dict[str, Any] = field(default_factory=dict)
+    # layers the branch owns; None: the base's layers from ``from_layer`` up. Recorded so that a
+    # head keeps its depth when the de-identification model under it is replaced by a shallower
+    # student (the shipped head has 12 layers over an 8-layer de-identification model).
+    n_layers: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -54,6 +58,7 @@ class BranchSpec:
             trained_on=tuple(data.get("trained_on", ("es",))),
             corpus=str(data.get("corpus", "")),
             scores=dict(data.get("scores", {})),
+            n_layers=None if data.get("n_layers") is None else int(data["n_layers"]),
         )
 
 
@@ -75,8 +80,12 @@ def new_branch(base: Any, spec: BranchSpec) -> Any:
     class ConceptBranch(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            upper = base.bert.encoder.layer[spec.from_layer:]
-            self.layers = nn.ModuleList(copy.deepcopy(layer) for layer in upper)
+            layers = base.bert.encoder.layer
+            n = spec.n_layers if spec.n_layers is not None else len(layers) - spec.from_layer
+            # a branch deeper than the base's upper part (its tensors are loaded after) copies the
+            # base's last layer for the structure: every BERT layer of a model has the same shape
+            self.layers = nn.ModuleList(copy.deepcopy(layers[min(spec.from_layer + i, len(layers) - 1)])
+                                        for i in range(n))
             hidden = base.config.hidden_size
             self.dropout = nn.Dropout(base.config.hidden_dropout_prob)
             self.classifier = nn.Linear(hidden + (spec.n_deid_tags if spec.stacked else 0), len(spec.tags))

@@ -27,6 +27,7 @@ from deid.concepts import CONCEPT_TYPES, Concept
 from deid.concepts.conll import Sentence, read_conll
 from deid.concepts.model import (
     CONFIG_KEY,
+    PREFIX,
     BranchSpec,
     branch_state,
     load_branch_state,
@@ -174,6 +175,11 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool, device: str = 
     return {"p": round(prec, 4), "r": round(rec, 4), "f1": round(f1, 4), "gold": n_gold, "pred": n_pred}
 
 
+def branch_depth(tensors: dict[str, Any]) -> int:
+    """How many encoder layers a head's tensors (``concepts.layers.<i>.*``) hold."""
+    return len({k.split(".")[2] for k in tensors if k.startswith(PREFIX + "layers.")})
+
+
 def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,
                   from_layer: int, stacked: bool, epochs: int, lr: float, budget: int, seed: int,
                   out_dir: Path, start_state: dict[str, Any] | None = None,
@@ -182,7 +188,10 @@ def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: li
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    spec = BranchSpec(from_layer, TAGS, stacked, int(base.config.num_labels))
+    # a continued head keeps its own depth, also over a shallower de-identification model
+    n_layers = (branch_depth(start_state) if start_state is not None
+                else int(base.config.num_hidden_layers) - from_layer)
+    spec = BranchSpec(from_layer, TAGS, stacked, int(base.config.num_labels), n_layers=n_layers)
     branch = new_branch(base, spec)
     if start_state is not None:  # continue a trained head (--init-branch)
         load_branch_state(branch, start_state)
