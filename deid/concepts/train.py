@@ -325,6 +325,9 @@ def run(args: argparse.Namespace) -> None:
         start_state = read_branch_tensors(args.init_branch)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     base, tokenizer = load_token_classifier(model_dir)
+    n_layers = int(base.config.num_hidden_layers)
+    if not 0 <= args.from_layer < n_layers:  # checked before minutes of caching
+        raise SystemExit(f"--from-layer {args.from_layer}: the model has layers 0 to {n_layers - 1}")
     for prm in base.parameters():
         prm.requires_grad_(False)
     base.to(device)

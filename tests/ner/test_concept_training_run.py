@@ -40,19 +40,31 @@ def test_a_run_stopped_by_time_keeps_the_best_epoch_and_the_de_id_tensors(tmp_pa
     train = write_conll(tmp_path / "train.conll", 3)
     dev = write_conll(tmp_path / "dev.conll", 1)
     out = tmp_path / "run"
-    main(["--train", str(train), "--dev", str(dev), "--out", str(out), "--from-layer", "11",
+    top = json.loads((DEFAULT_MODEL_DIR / "config.json").read_text())["num_hidden_layers"] - 1
+    main(["--train", str(train), "--dev", str(dev), "--out", str(out), "--from-layer", str(top),
           "--variants", "stacked", "--epochs", "5", "--lr", "1e-4", "--threads", "2",
           "--device", "cpu", "--max-minutes", "0.0001"])
     summary = json.loads((out / "summary.json").read_text())
     run = summary["runs"][0]
     assert run["epoch"] == 0  # the time limit passed during the first epoch: it stopped there
     assert "stopped by time after epoch 0 of 5" in (out / "train.log").read_text()
-    model = out / "model-stacked-L11"
+    model = out / f"model-stacked-L{top}"
     cfg = json.loads((model / "config.json").read_text())
-    assert cfg[CONFIG_KEY]["from_layer"] == 11 and cfg[CONFIG_KEY]["scores"]["epoch"] == 0
+    assert cfg[CONFIG_KEY]["from_layer"] == top and cfg[CONFIG_KEY]["scores"]["epoch"] == 0
     with safe_open(str(DEFAULT_MODEL_DIR / "model.safetensors"), "pt") as a, \
             safe_open(str(model / "model.safetensors"), "pt") as b:
         names_a, names_b = list(a.keys()), list(b.keys())  # a safetensors handle is not iterable
         de_id = [k for k in names_a if not k.startswith("concepts.")]
         assert de_id and all(a.get_tensor(k).equal(b.get_tensor(k)) for k in de_id)
         assert any(k.startswith("concepts.layers.0.") for k in names_b)
+
+
+def test_a_branch_from_beyond_the_model_s_last_layer_is_refused_in_one_line(tmp_path: Path) -> None:
+    from deid.concepts.train import main
+    from deid.ner import DEFAULT_MODEL_DIR
+
+    n = json.loads((DEFAULT_MODEL_DIR / "config.json").read_text())["num_hidden_layers"]
+    conll = write_conll(tmp_path / "train.conll", 1)
+    with pytest.raises(SystemExit, match=f"--from-layer {n}: the model has layers 0 to {n - 1}"):
+        main(["--train", str(conll), "--dev", str(conll), "--out", str(tmp_path / "run"),
+              "--from-layer", str(n), "--device", "cpu"])

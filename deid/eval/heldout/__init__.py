@@ -19,7 +19,10 @@ checks; and those were tuned on the train splits in earlier sessions). The Frenc
 never saw are ``echr-fr-unseen``: every sentence of the ECHR French ``projected_all`` files whose
 text appears in no manual file (other case reports, annotated by projection from the English TAB
 corpus: a different, noisier scheme, so its label-agnostic figures are the ones to read). A model
-trained from now on must leave the held-out documents out of training (``is_heldout``).
+trained from now on must leave the held-out documents out of training (``is_heldout``), as
+the shipped ``e5-s8-kd-gpu6`` (2026-11-25) did; but its layers descend from ``e5-cont3-step621``'s
+(through the teacher it was distilled from), so its held-out figures are less contaminated, not
+clean.
 """
 
 from __future__ import annotations
