@@ -22,7 +22,9 @@ A name drawn for a note is never one of that note's own name words, and two diff
 (or given names) of a note never get the same surrogate, and a given name never starts with a
 letter that, as an initial, reads as a title of the language (French "M.", Spanish "D.").
 "SURNAME, GIVEN" cut into two spans is one person; a word after a kinship word, or a given name
-elsewhere in the note, stays a given name.
+elsewhere in the note, stays a given name. A lone word no name list knows ("Karim") reads as a
+surname unless the note or the patient's history shows it as a given name ("Karim Benali", then
+"Benali (Karim)": one given name in both notes).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from deid.surrogates import identity, names
 from deid.temporal.lexicon import fold
 
 GENDERS = ("female", "male")
+# lone words read as surnames that the note or the history may show to be given names: "MARY" in
+# capitals, and "Karim", which neither name list knows (deid.surrogates.identity.Mention)
+READ_AS_SURNAME = ("caps", "unknown")
 
 
 @dataclass
@@ -102,9 +107,9 @@ class PersonOperator(Operator):
                 found[prev].as_surname()  # "JAMES, MARY", "CUESTA VEGA, CHITA": surnames before the comma
             if not m.kept and before[-1:].isspace():  # a title or kinship word just before the span
                 m.title_gender, m.kin_gender = identity.context_gender(before, lang)
-                if identity.kin_before(before) and m.ambiguous in ("single", "caps"):
+                if identity.kin_before(before) and m.ambiguous in ("single", *READ_AS_SURNAME):
                     # "his wife [Mary]": after a kinship word a lone word is her given name
-                    if m.ambiguous == "caps":
+                    if m.ambiguous in READ_AS_SURNAME:
                         m.as_given()
                     m.ambiguous = ""
         parsed = [found[i] for i in range(len(items))]
@@ -219,7 +224,7 @@ class PersonOperator(Operator):
         givens = {g for m in parsed if m.ambiguous in ("", "order") for g in m.givens}
         surnames = {s for m in parsed if m.ambiguous in ("", "order") for s in m.surnames}
         for m in parsed:
-            if m.ambiguous == "caps":
+            if m.ambiguous in READ_AS_SURNAME:
                 v = m.surnames[0]
                 if v in givens and v not in surnames:
                     m.as_given()
@@ -317,7 +322,7 @@ class PersonOperator(Operator):
                 ):
                     m.as_surname()
                     changed = True
-            elif m.ambiguous == "caps":
+            elif m.ambiguous in READ_AS_SURNAME:
                 v = m.surnames[0]
                 if get(_k(ctx, "surname", v)) is None and any(
                     get(_k(ctx, "given", g, v)) is not None for g in GENDERS

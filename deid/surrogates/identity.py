@@ -306,8 +306,9 @@ class Mention:
     # how sure the roles are: "" (cued by case, comma, title...), "order" ("Denis Christine": which
     # is the surname was guessed from the name lists), "single" (a lone "Olivier": given name or
     # surname?), "caps" (a lone "MARY", read as a surname because HL7-style capitals usually are
-    # one, though it is a given name too). The persons operator settles these by the note's and the
-    # history's other mentions.
+    # one, though it is a given name too), "unknown" (a lone "Karim" that neither name list knows,
+    # read as a surname: "Benali (Karim)" after a note that said "Karim Benali" is his given name).
+    # The persons operator settles these by the note's and the history's other mentions.
     ambiguous: str = ""
     title: str = ""  # the folded title word of the mention, in it or just before it ("sra.")
 
@@ -326,7 +327,7 @@ class Mention:
         self.ambiguous = ""
 
     def as_given(self) -> None:
-        """The other reading of a "caps" mention: a given name."""
+        """The other reading of a "caps" or "unknown" mention: a given name."""
         for u in self.units:
             if u.role == "surname":
                 u.role = "given"
@@ -343,7 +344,8 @@ class Mention:
             self.ambiguous,
             self.title,
         )
-        {"order": other.swap, "single": other.as_surname, "caps": other.as_given}.get(
+        {"order": other.swap, "single": other.as_surname, "caps": other.as_given,
+         "unknown": other.as_given}.get(
             self.ambiguous, lambda: None
         )()
         return other
@@ -524,6 +526,8 @@ def parse(text: str, lang: str, title_before: bool | str = False, given_after_co
             m.ambiguous = "single"
         elif m.units[0].role == "surname" and words[0].isupper() and is_given(words[0]):
             m.ambiguous = "caps"
+        elif m.units[0].role == "surname" and not is_given(words[0]) and not is_surname(words[0]):
+            m.ambiguous = "unknown"
     return m
 
 

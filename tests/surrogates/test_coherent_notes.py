@@ -689,3 +689,25 @@ async def test_a_lone_capitalised_given_name_reads_as_the_note_and_history_read_
     [c] = await run([fr], "fr", seed)
     (g1, s1), (g2, s2) = (x.split(" ") for x in c)
     assert male(g1, "fr") and female(g2, "fr") and not identity.is_given(s2) and s1 != s2, c
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_lone_given_name_no_list_knows_reads_as_the_note_and_history_read_it(seed: int) -> None:
+    """ "Karim" is in none of the name lists, so alone it reads as a surname, unless the note or
+    the patient's history shows it as a given name: "Benali (Karim)" after a note that said
+    "Karim Benali" renders the same given name, not a second surname. Seen in `deid demo`."""
+    store = InMemoryStore()
+    n1 = build(["Patient : ", ("Karim Benali", L.PATIENT), ", né le 03/09/1971."])
+    n2 = build(["Mme/M. ", ("Benali", L.PATIENT), " (", ("Karim", L.PATIENT), "), 52 ans, revu ce jour."])
+    [a] = await run([n1], "fr", seed, store=store)
+    [b] = await run([n2], "fr", seed + 1, store=store)
+    given, surname = a[0].split(" ")
+    assert b == [surname, given], (a, b)
+    # in one note too: the full name beside the lone word settles it
+    n3 = build([("Karim Benali", L.PATIENT), " revu ce jour ; ", ("Karim", L.PATIENT), " va mieux."])
+    [c] = await run([n3], "fr", seed)
+    assert c[1] == c[0].split(" ")[0], c
+    # and a lone unknown word with nothing to settle it stays a surname, as before
+    n4 = build(["Vu ", ("Zorglub", L.PATIENT), " ce jour."])
+    [d] = await run([n4], "fr", seed)
+    assert not identity.is_given(d[0]), d
