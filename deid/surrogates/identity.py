@@ -399,7 +399,8 @@ def _gendered(lang: str) -> dict[str, frozenset[str]]:
 
 
 def gender_of_given(word: str, lang: str) -> str | None:
-    """The gender of a given name in the note's language's lists, then in the others', then by
+    """The gender of a given name in the note's language's lists, then in the others', then in the
+    wider lists of names read but never drawn (``names.given_genders``), then by
     the endings most names of the language follow ("María" is in both Spanish lists, as in
     "José María": its ending decides)."""
     f = fold(word.split("-")[0].rstrip("."))
@@ -410,6 +411,10 @@ def gender_of_given(word: str, lang: str) -> str | None:
             return hits[0]
         if hits:
             break
+    else:  # in no surrogate pool: the wider lists of names read, not drawn ("Karim", "Yasmine")
+        wider = names.given_genders().get(f)
+        if wider is not None:
+            return wider
     if lang in ("es", "fr", "en") and len(f) > 2 and f.endswith("a"):
         return "female"
     if lang == "es" and f.endswith("o"):

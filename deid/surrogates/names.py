@@ -43,6 +43,16 @@ def name_lists() -> dict[str, dict[str, list[str]]]:
 
 
 @cache
+def given_genders() -> dict[str, str]:
+    """Folded first name -> gender, over more Latin-script locales than the surrogate pools
+    (``deid/data/given_genders.json``, built by ``deid.data.build_tables``; names given to both
+    genders left out). Read to know an original name's gender, never drawn from."""
+    data: dict[str, list[str]] = json.loads(
+        resources.files("deid.data").joinpath("given_genders.json").read_text(encoding="utf-8"))
+    return {n: g for g in ("male", "female") for n in data[g]}
+
+
+@cache
 def _first_gender() -> dict[str, str]:
     out: dict[str, str] = {}
     for lists in name_lists().values():
