@@ -134,6 +134,11 @@ def read_branch_tensors(model_dir: Path) -> dict[str, torch.Tensor]:
         return {k: ckpt.get_tensor(k) for k in names if k.startswith(PREFIX)}
 
 
+def branch_depth(tensors: dict[str, Any]) -> int:
+    """How many encoder layers a head's tensors (``concepts.layers.<i>.*``) hold."""
+    return len({k.split(".")[2] for k in tensors if k.startswith(PREFIX + "layers.")})
+
+
 def load_branch_state(branch: Any, tensors: dict[str, torch.Tensor]) -> None:
     """``tensors`` (named as in the model file) into ``branch``; every tensor must fit."""
     state = {k[len(PREFIX):]: v.float() for k, v in tensors.items() if k.startswith(PREFIX)}

@@ -27,8 +27,8 @@ from deid.concepts import CONCEPT_TYPES, Concept
 from deid.concepts.conll import Sentence, read_conll
 from deid.concepts.model import (
     CONFIG_KEY,
-    PREFIX,
     BranchSpec,
+    branch_depth,
     branch_state,
     load_branch_state,
     new_branch,
@@ -173,11 +173,6 @@ def evaluate(branch: Any, items: Sequence[Cached], stacked: bool, device: str = 
     rec = tp / n_gold if n_gold else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
     return {"p": round(prec, 4), "r": round(rec, 4), "f1": round(f1, 4), "gold": n_gold, "pred": n_pred}
-
-
-def branch_depth(tensors: dict[str, Any]) -> int:
-    """How many encoder layers a head's tensors (``concepts.layers.<i>.*``) hold."""
-    return len({k.split(".")[2] for k in tensors if k.startswith(PREFIX + "layers.")})
 
 
 def train_variant(base: Any, train: list[Cached], dev: list[Cached], heldout: list[Cached], *,

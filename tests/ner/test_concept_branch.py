@@ -58,8 +58,7 @@ def test_a_head_keeps_its_depth_over_a_shallower_de_identification_model(base) -
 
     import torch
 
-    from deid.concepts.model import BranchSpec, branch_state, load_branch, new_branch
-    from deid.concepts.train import branch_depth
+    from deid.concepts.model import BranchSpec, branch_depth, branch_state, load_branch, new_branch
     from deid.ner.train import keep_layers
 
     tags = ("O", "B-X", "I-X")
