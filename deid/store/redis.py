@@ -47,6 +47,11 @@ _DAY_S = 86_400
 _FAILOVER_ERRORS = (rexc.ClusterDownError, rexc.TryAgainError, rexc.MasterDownError, rexc.SlotNotCoveredError,
                     rexc.ReadOnlyError, rexc.BusyLoadingError, rexc.ClusterError)
 _RETRYABLE_PREFIXES = ("BUSY", "LOADING", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "OOM")
+# The cluster client's own errors derive from ``RedisClusterException``, not ``RedisError``. While a
+# master is down and its replica not yet promoted, its topology refresh raises them ("All slots are
+# not covered", "cannot be connected", ``SlotNotCoveredError``): a failover to wait out. Only these
+# two say that our own command is wrong (keys across slots), which waiting cannot fix.
+_CLUSTER_USAGE_ERRORS = (rexc.CrossSlotTransactionError, rexc.InvalidPipelineStack)
 
 
 def _load_script(name: str) -> str:
@@ -78,6 +83,8 @@ def _retryable(exc: BaseException) -> bool:
         return False  # wrong credentials do not fix themselves
     if isinstance(exc, (rexc.ConnectionError, rexc.TimeoutError, OSError, *_FAILOVER_ERRORS)):
         return True
+    if isinstance(exc, rexc.RedisClusterException):
+        return not isinstance(exc, _CLUSTER_USAGE_ERRORS)
     if isinstance(exc, rexc.ResponseError):
         return str(exc).upper().startswith(_RETRYABLE_PREFIXES)
     return False
@@ -172,7 +179,7 @@ class RedisPatientStore(PatientStore):
                 if not _closed_under_the_call(exc):
                     raise
                 last = "ConnectionClosed"
-            except (rexc.RedisError, OSError) as exc:
+            except (rexc.RedisError, rexc.RedisClusterException, OSError) as exc:
                 if not _retryable(exc):  # ACL denial, wrong key type...: waiting will not help
                     raise StoreUnavailable(f"Redis refused {op} ({type(exc).__name__})") from exc
                 last = type(exc).__name__

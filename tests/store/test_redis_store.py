@@ -401,3 +401,49 @@ async def test_a_retry_after_a_lost_reply_reports_its_own_charge_once_and_a_rede
     assert (again.replay, again.spent_micro, again.recorded_spent_micro) == (True, 0, 250)
     assert again.surrogates == {hx("v", 1): "Durand"}
     assert await store.spent(P) == 250
+
+
+class _FailingOverTwice:
+    """A client whose first two ``HMGET`` fail as redis-py's cluster client fails while a master
+    is down and its replica not yet promoted: these errors derive from ``RedisClusterException``,
+    which is not a ``RedisError``."""
+
+    def __init__(self, inner: Redis, errors: list[BaseException]) -> None:
+        self.inner = inner
+        self.errors = errors
+        self.calls = 0
+        self.connection_pool = inner.connection_pool
+
+    def register_script(self, script: str) -> object:
+        return self.inner.register_script(script)
+
+    async def hmget(self, *args: object) -> object:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return await self.inner.hmget(*args)  # type: ignore[attr-defined]
+
+
+async def test_the_cluster_clients_own_failover_errors_are_waited_out_not_raised_as_they_are() -> None:
+    from redis.exceptions import RedisClusterException, SlotNotCoveredError
+
+    # Seen in CI: a master killed mid-stream made every lookup of its patients raise
+    # SlotNotCoveredError, which escaped the retry loop and dead-lettered those patients' notes.
+    errors: list[BaseException] = [SlotNotCoveredError("Slot 7 is not covered by the cluster."),
+                                   RedisClusterException("Redis Cluster cannot be connected.")]
+    client = _FailingOverTwice(fakeredis.FakeAsyncRedis(decode_responses=True), errors)
+    sleeps: list[float] = []
+    store = fast_store(client, sleeps)  # type: ignore[arg-type]
+    assert await store.lookup(P, [hx("v", 1)]) == {}
+    assert client.calls == 3 and len(sleeps) == 2
+
+
+async def test_a_cluster_client_error_that_lasts_becomes_store_unavailable() -> None:
+    from redis.exceptions import SlotNotCoveredError
+
+    errors: list[BaseException] = [SlotNotCoveredError("Slot 7 is not covered by the cluster.")] * 10
+    client = _FailingOverTwice(fakeredis.FakeAsyncRedis(decode_responses=True), errors)
+    store = fast_store(client, max_retries=3)  # type: ignore[arg-type]
+    with pytest.raises(StoreUnavailable, match="SlotNotCoveredError"):
+        await store.lookup(P, [hx("v", 1)])
+    assert client.calls == 4
