@@ -10,7 +10,9 @@ values are surrogate strings, never PHI):
   from the names of that gender: "Mary", "Mary Smith" and "SMITH Mary" render one first name;
 - one **person record** per (first surname, first given name) holding the gender the person was
   drawn with, so that a later note that says nothing about the gender keeps it;
-- one entry per (surname, initial) for "J. Dupont" in a later note.
+- one entry per (surname, initial) for "J. Dupont" in a later note, and one per (surname,
+  initials) for a compound or double given name ("J.-L. Martin", "J. L. Martin"): its given names'
+  surrogates in order, so that each initial is its own part's ("F.-B." for Frédéric-Bernard).
 
 Gender comes from the mention's title (Mme, Sra., Doña, Mrs, "la Dr"), its kinship word (sa
 fille, su hijo, his wife), the person record, then the given-name lexicon. Titles, kinship words
@@ -53,6 +55,7 @@ class Person:
     said: list[str] = field(default_factory=list)  # genders said by titles and kinship words
     lexicon: str | None = None
     surnames: tuple[str, ...] = ()  # all of them, from the mention that names the most
+    givens: tuple[str, ...] = ()  # all of them ("Jean-Luc": jean, luc), from the mention that names the most
 
 
 @dataclass
@@ -66,6 +69,24 @@ class PersonMention:
 
 def _k(ctx: NoteContext, *parts: str) -> str:
     return ctx.key(Label.PERSON, "\x1f" + "\x1f".join(parts))
+
+
+def _initials_key(ctx: NoteContext, surname: str, givens: Sequence[str]) -> str:
+    """The entry of a person's several given names as initials: "J.-L. Martin" and "Jean-Luc
+    Martin" both read (martin, "jl")."""
+    return _k(ctx, "given_initials", surname, fold("".join(g[:1] for g in givens)))
+
+
+def name_word_keys(ctx: NoteContext, word: str) -> list[str]:
+    """The memo entries a name word written outside a name mention may have (a word of an
+    e-mail's local part, "claire.rousseau"): its surname entry, then its given-name entries."""
+    w = fold(word)
+    return [_k(ctx, "surname", w), *(_k(ctx, "given", g, w) for g in GENDERS)]
+
+
+def name_word_surrogate(ctx: NoteContext, word: str, memo: Mapping[str, str]) -> str | None:
+    """The surrogate the note or the patient's history gave ``word`` as a name, or None."""
+    return next((v for k in name_word_keys(ctx, word) if (v := memo.get(k))), None)
 
 
 def _compatible(a: str | None, b: str | None) -> bool:
@@ -136,8 +157,12 @@ class PersonOperator(Operator):
                     keys.append(_k(ctx, "person", r.surnames[0], r.givens[0]))
                 if r.given_initial and r.surnames:
                     keys.append(_k(ctx, "initial", r.surnames[0], r.given_initial))
-            for person in _persons(ctx):  # a mention may link to any person of the note
+                if len(r.given_initials) > 1 and r.surnames:
+                    keys.append(_initials_key(ctx, r.surnames[0], r.given_initials))
+            for person, p in _persons(ctx).items():  # a mention may link to any person of the note
                 keys.append(_k(ctx, "person", *person))
+                if len(p.givens) > 1:
+                    keys.append(_initials_key(ctx, person[0], p.givens))
                 keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
                 keys.append(_k(ctx, "surname", person[0]))
             if not m.givens and not m.surnames and m.units:
@@ -249,6 +274,8 @@ class PersonOperator(Operator):
                     )
                 if m.surnames and m.surnames[0] == p.surname and len(m.surnames) > len(p.surnames):
                     p.surnames = tuple(m.surnames)
+                if m.givens and m.givens[0] == p.given and len(m.givens) > len(p.givens):
+                    p.givens = tuple(m.givens)
         for it in items:
             it.data.person = it.data.pair or self._link(it.data.mention, people)
 
@@ -414,6 +441,16 @@ class PersonOperator(Operator):
                 out[_k(ctx, "person", s, f)] = f"{g}|{given}|{surname}"
             if get(_k(ctx, "initial", s, f[:1])) is None:
                 out[_k(ctx, "initial", s, f[:1])] = given
+            p = people[key]
+            if len(p.givens) > 1 and get(k := _initials_key(ctx, s, p.givens)) is None:
+                parts = [given]
+                for x in p.givens[1:]:
+                    v = get(_k(ctx, "given", g, x)) or next(
+                        (w for y in GENDERS if (w := get(_k(ctx, "given", y, x))) is not None), None)
+                    if v is None:
+                        v = out[_k(ctx, "given", g, x)] = draw_first(g)
+                    parts.append(v)
+                out[k] = " ".join(parts)
         # 4. initials of people the note does not name in full
         for it in items:
             m = it.data.mention
@@ -421,6 +458,15 @@ class PersonOperator(Operator):
                 k = _k(ctx, "initial", m.surnames[0], m.given_initial)
                 if get(k) is None:
                     out[k] = draw_first(genders[id(it)])
+            if len(m.given_initials) > 1 and m.surnames:
+                k = _initials_key(ctx, m.surnames[0], m.given_initials)
+                if get(k) is None:  # the first as "J. Martin" reads; the others drawn
+                    head = get(_k(ctx, "initial", m.surnames[0], m.given_initial))
+                    if head is None and it.data.person is not None:
+                        rec = get(_k(ctx, "person", *it.data.person)) or ""
+                        head = rec.split("|")[1] if rec.count("|") == 2 else None
+                    rest = [draw_first(genders[id(it)]) for _ in m.given_initials[1:]]
+                    out[k] = " ".join([head or draw_first(genders[id(it)]), *rest])
             if not m.givens and not m.surnames and m.units:
                 k = _k(ctx, "initials", "".join(u.value for u in m.units))
                 if get(k) is None:
@@ -445,9 +491,13 @@ class PersonOperator(Operator):
                     (memo[k] for x in GENDERS if (k := _k(ctx, "given", x, u.value)) in memo), None
                 )
             elif u.role == "given_initial":
+                if m.surnames and len(m.given_initials) > 1:  # "J.-L.": each its own part's
+                    parts = memo.get(_initials_key(ctx, m.surnames[0], m.given_initials), "").split(" ")
+                    pos = [j for j, w in enumerate(m.units) if w.role == "given_initial"].index(i)
+                    v = parts[pos] if pos < len(parts) and parts[pos] else None
                 # the patient's "J. Marks" is one person in every note: the first J. Marks of the
                 # history, even when the note also names a Jeanette Marks in full
-                if m.surnames:
+                if v is None and m.surnames:
                     v = memo.get(_k(ctx, "initial", m.surnames[0], u.value))
                 if v is None and person is not None:
                     rec = memo.get(_k(ctx, "person", *person), "")

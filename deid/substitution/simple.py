@@ -4,6 +4,7 @@ identifier keeps its length, separators and check digit)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from deid.labels import Category, Label
@@ -12,6 +13,7 @@ from deid.neighbours.replace import replace_tokens
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, register
+from deid.substitution.persons import name_word_keys, name_word_surrogate
 from deid.surrogates import formats, names
 
 
@@ -62,10 +64,10 @@ class _Memoized(Operator):
         out: dict[str, Release] = {}
         for it in items:
             if it.key not in memo and it.key not in out:
-                out[it.key] = Release(it.key, self.surrogate(ctx, it), 0)
+                out[it.key] = Release(it.key, self.surrogate(ctx, it, memo), 0)
         return list(out.values())
 
-    def surrogate(self, ctx: NoteContext, it: Item) -> str:
+    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
         raise NotImplementedError
 
 
@@ -76,11 +78,14 @@ class NeighbourOperator(_Memoized):
     name = "neighbour"
     handles = frozenset({"neighbour"})
 
-    def surrogate(self, ctx: NoteContext, it: Item) -> str:
+    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
         return replace_tokens(it.text, ctx.rng, NEIGHBOURS_N)
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         return memo[item.key], "neighbour"
+
+
+_LOCAL_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
 @register("formats")
@@ -90,14 +95,22 @@ class FormatOperator(_Memoized):
     name = "formats"
     handles = frozenset({"random"})
 
-    def surrogate(self, ctx: NoteContext, it: Item) -> str:
+    def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
+        super().plan(ctx, items)
+        for it in items:
+            if it.label is Label.EMAIL:  # its owner's surrogate name, if the note names them
+                words = _LOCAL_WORDS.findall(it.text.rpartition("@")[0])
+                it.extra_keys = tuple(dict.fromkeys(k for w in words for k in name_word_keys(ctx, w)))
+
+    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
         lab, lang, text, rng = it.label, ctx.language, it.text, ctx.rng
         cat = lab.category
         if cat is Category.TEL:
             return formats.phone_digits(rng, text)
         if lab is Label.EMAIL:
             return formats.email(rng, text, names.draw_first(rng, lang, None, ctx.name_words),
-                                 names.draw_last(rng, lang, avoid=ctx.name_words))
+                                 names.draw_last(rng, lang, avoid=ctx.name_words),
+                                 owner=lambda w: name_word_surrogate(ctx, w, memo))
         if lab is Label.URL:
             return formats.url(rng, text)
         if lab is Label.IP:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 import string
+from collections.abc import Callable
 
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 
@@ -146,12 +147,57 @@ _WORDS = ("alpha", "boreal", "cedre", "delta", "erable", "fjord", "granit", "het
           "kiwi", "lagon", "mistral", "nacre", "opale", "pollen", "quartz", "rivage", "saule", "topaze")
 
 
-def email(rng: random.Random, original: str, first: str, last: str) -> str:
-    """A surrogate address built on a surrogate name; the top-level domain is kept."""
-    tld = original.rsplit(".", 1)[-1] if "." in original.rsplit("@", 1)[-1] else "fr"
-    local = (f"{_ascii(first)}.{_ascii(last)}" if first and last
-             else f"{rng.choice(_WORDS)}{rng.randint(1, 99)}")
-    return f"{local}@{rng.choice(_WORDS)}-{rng.choice(_WORDS)}.{tld.lower()}"
+# Mail services with millions of users: their domain says nothing of whose address it is, and
+# keeping it keeps the note true to its story (a relative's gmail address stays one).
+WEBMAIL_DOMAINS = frozenset({
+    "gmail.com", "googlemail.com", "yahoo.com", "yahoo.fr", "yahoo.es", "yahoo.co.uk", "hotmail.com",
+    "hotmail.fr", "hotmail.es", "hotmail.co.uk", "outlook.com", "outlook.fr", "outlook.es", "live.com",
+    "live.fr", "msn.com", "icloud.com", "me.com", "aol.com", "protonmail.com", "proton.me", "gmx.com",
+    "gmx.fr", "gmx.de", "orange.fr", "wanadoo.fr", "free.fr", "sfr.fr", "laposte.net", "bbox.fr",
+    "neuf.fr", "telefonica.net", "movistar.es",
+})
+_LOCAL_PIECES = re.compile(r"[^\W\d_]+|\d+|[^\w]|_")
+
+
+def email(rng: random.Random, original: str, first: str, last: str,
+          owner: Callable[[str], str | None] | None = None) -> str:
+    """A surrogate address built on a surrogate name; the top-level domain is kept, and the whole
+    domain when it is a public mail service's. ``owner`` maps a name word of the local part
+    ("claire", "rousseau") to the surrogate that word has in the note or the patient's history:
+    when every word of two letters or more has one, the address is built on them, in the
+    original's order and separators ("claire.rousseau" -> "emmanuelle.dijoux"); otherwise on
+    ``first`` and ``last``."""
+    local, _, domain = original.strip().rpartition("@")
+    tld = domain.rsplit(".", 1)[-1] if "." in domain else "fr"
+    new_local = _owner_local(rng, local, owner) if owner is not None else None
+    if new_local is None:
+        new_local = (f"{_ascii(first)}.{_ascii(last)}" if first and last
+                     else f"{rng.choice(_WORDS)}{rng.randint(1, 99)}")
+    dom = domain.lower()
+    if dom not in WEBMAIL_DOMAINS:
+        dom = f"{rng.choice(_WORDS)}-{rng.choice(_WORDS)}.{tld.lower()}"
+    return f"{new_local}@{dom}"
+
+
+def _owner_local(rng: random.Random, local: str, owner: Callable[[str], str | None]) -> str | None:
+    """The local part with each name word replaced by its owner's surrogate, an initial by a drawn
+    letter, digits by drawn digits; None unless every longer word is a known name word."""
+    out: list[str] = []
+    named = False
+    for piece in _LOCAL_PIECES.findall(local):
+        if piece.isdigit():
+            out.append(_rand_digits(rng, len(piece)))
+        elif piece.isalpha() and len(piece) == 1:
+            out.append(rng.choice(string.ascii_lowercase))
+        elif piece.isalpha():
+            v = owner(piece)
+            if not v or not _ascii(v):
+                return None
+            out.append(_ascii(v))
+            named = True
+        else:
+            out.append(piece)
+    return "".join(out) if named else None
 
 
 def url(rng: random.Random, original: str) -> str:

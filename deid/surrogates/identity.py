@@ -368,6 +368,11 @@ class Mention:
         return next((u.value for u in self.units if u.role == "given_initial"), "")
 
     @property
+    def given_initials(self) -> str:
+        """Every given-name initial, folded, in order: "J.-L. Martin" -> "jl"."""
+        return fold("".join(u.value for u in self.units if u.role == "given_initial"))
+
+    @property
     def said_gender(self) -> str | None:
         return self.title_gender or self.kin_gender
 

@@ -729,3 +729,62 @@ async def test_a_patient_named_with_a_first_name_outside_the_pools_keeps_his_gen
     n1 = build(["Patient : ", ("Karim Benali", L.PATIENT), ", 52 ans, hospitalisé pour douleur thoracique."])
     [a] = await run([n1], "fr", seed)
     assert male(a[0].split(" ")[0], "fr"), a
+
+
+def initials(name: str) -> str:
+    """ "Frédéric-Bernard" -> "FB": the first letter of each part of a given name."""
+    return "".join(p[:1].upper() for p in re.split(r"[-\s]+", name) if p)
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_the_initials_of_a_compound_given_name_are_its_parts_initials(seed: int) -> None:
+    """ "Pr Jean-Luc MARTIN" signed "Dr J.-L. Martin" renders "Dr F.-B. Poulain" for
+    Frédéric-Bernard Poulain, not "F.-F.": each initial is its own part's. Seen in `deid redact`.
+    A later note that only has the initials keeps them; initials of nobody named in full get
+    two drawn letters, never twice the same given name's."""
+    store = InMemoryStore()
+    n1 = build(["Échographie par le Pr ", ("Jean-Luc MARTIN", L.STAFF), ". Signé : Dr ",
+                ("J.-L. Martin", L.STAFF), "."])
+    [a] = await run([n1], "fr", seed, store=store)
+    full, signed = a
+    given, surname = full.split(" ")[0], full.split(" ")[1]
+    assert "-" in given, a
+    assert signed == f"{initials(given)[0]}.-{initials(given)[1]}. {surname.capitalize()}", a
+    n2 = build(["Revu par le Dr ", ("J.-L. Martin", L.STAFF), " ce jour."])
+    [b] = await run([n2], "fr", seed + 1, store=store)
+    assert b == [signed], (a, b)
+    # "J. L. Martin", two given names written as initials, reads the same way
+    n3 = build(["Courrier du Dr ", ("Jean Louis Martin", L.STAFF), " puis du Dr ", ("J. L. Martin", L.STAFF)])
+    [c] = await run([n3], "fr", seed)
+    g1, g2 = c[0].split(" ")[:2]
+    assert c[1].startswith(f"{g1[0]}. {g2[0]}. "), c
+    # nobody of the note or the history is named in full: still one initial per part
+    n4 = build(["Avis du Dr ", ("P.-Y. Leroux", L.STAFF), "."])
+    [d] = await run([n4], "fr", seed + 2)
+    assert re.fullmatch(r"[A-Z]\.-[A-Z]\. \w+", d[0]), d
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_an_email_of_a_person_of_the_note_is_built_on_their_surrogate_name(seed: int) -> None:
+    """ "sa fille Claire ... claire.rousseau@gmail.com" in Mme Rousseau's note: the address is the
+    daughter's surrogate name at the same public mail service, not a stranger's at a made-up
+    domain; a hospital's domain is still replaced, and an address no name of the note explains
+    keeps a random owner. Seen in `deid redact`."""
+    n1 = build(["Patiente : ", ("Mme Hélène ROUSSEAU", L.PATIENT), ". Sa fille ", ("Claire", L.RELATIVE),
+                " passe tous les jours. Contact : ", ("claire.rousseau@gmail.com", L.EMAIL), " ; ",
+                ("rousseau_claire2@chu-lyon.fr", L.EMAIL), " ; ", ("zx.qwerty@chu-lyon.fr", L.EMAIL), "."])
+    [a] = await run([n1], "fr", seed)
+    patient, daughter, e1, e2, e3 = a
+    surname = patient.split(" ")[-1]
+    ascii_ = formats_ascii
+    assert e1 == f"{ascii_(daughter)}.{ascii_(surname)}@gmail.com", a
+    assert re.fullmatch(rf"{ascii_(surname)}_{ascii_(daughter)}\d@[a-z]+-[a-z]+\.fr", e2), a
+    assert "qwerty" not in e3 and "chu-lyon" not in e3, a
+    for original in ("rousseau", "claire", "helene", "chu-lyon"):
+        assert original not in " ".join(a).lower(), a
+
+
+def formats_ascii(name: str) -> str:
+    from deid.surrogates.formats import _ascii
+
+    return _ascii(name)
