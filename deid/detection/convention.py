@@ -123,6 +123,10 @@ def conform_span(
     out = _conform_span(span, text, split_addresses)
     if out or doubtful is None:
         return out
+    if not any(c.isalnum() for c in text[span.start:span.end]):
+        # nothing to doubt: a lone "(" holds no letter or digit, and kept as PHI it came out of
+        # substitution as "[OTHER]" in the middle of "DOB: 03/14/1942 (81 y/o M)"
+        return []
     a, b = _strip(text, span.start, span.end, "")
     a, b = (a, b) if b > a else (span.start, span.end)
     return [Span(a, b, doubtful, span.source, span.score)]

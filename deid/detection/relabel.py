@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from deid.labels import Label
+from deid.rules.dates import birth_cue_before
 from deid.spans import Span
 
 # "Mme PALSKY, 28 Oct 1990": a date right after a person's name and a comma is that person's
@@ -33,15 +34,16 @@ def _line_start(text: str, pos: int, reach: int) -> int:
 
 
 def tell_birth_dates(spans: Sequence[Span], text: str, language: str) -> list[Span]:
-    """``spans`` with each DATE that directly follows a PATIENT or PERSON name relabelled BIRTH_DATE,
-    and each BIRTH_DATE in a field named for another date relabelled DATE."""
-    if language == "es":
-        return list(spans)
+    """``spans`` with each DATE that its field or verb names a birth date ("Fecha de nacimiento:",
+    "née le", "DOB:"; every language) or, in French and English, that directly follows a PATIENT
+    or PERSON name and a comma relabelled BIRTH_DATE, and each BIRTH_DATE in a field named for
+    another date relabelled DATE."""
     out = list(spans)
     for i, cur in enumerate(out):
         prev = out[i - 1] if i else None
-        if (cur.label is Label.DATE and prev is not None and prev.label in (Label.PATIENT, Label.PERSON)
-                and _COMMA_GAP.fullmatch(text, prev.end, cur.start)):  # fmt: skip
+        after_name = (language != "es" and prev is not None and prev.label in (Label.PATIENT, Label.PERSON)
+                      and _COMMA_GAP.fullmatch(text, prev.end, cur.start) is not None)  # fmt: skip
+        if cur.label is Label.DATE and (after_name or birth_cue_before(text, cur.start)):
             out[i] = Span(cur.start, cur.end, Label.BIRTH_DATE, cur.source, cur.score)
         elif cur.label is Label.BIRTH_DATE and _OTHER_DATE_FIELD.search(
                 text, _line_start(text, cur.start, _FIELD_REACH), cur.start):  # fmt: skip

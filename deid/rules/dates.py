@@ -69,10 +69,21 @@ def is_score(text: str, start: int, end: int) -> bool:
     return b in _SCALE_MAXIMA and a <= b
 
 
-# A birth date is told apart where the corpora of that language do (eds-pseudo DATE_NAISSANCE);
-# MEDDOCAN (Spanish) annotates every date as FECHAS, so Spanish dates stay DATE.
-_BIRTH_BEFORE = re.compile(r"(?:\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bDDN|\bdate\s+of\s+birth|\bDOB|"
-                           r"\bborn(?:\s+on)?|\bnaissance)\s*:?\s*(?:le\s+)?$", _I)
+# A date its own field or verb calls a birth date, in every language: substitution protects a
+# birth date at the scale of years and derives ages from it, so a birth date read as a plain date
+# would come out moved by a few days. MEDDOCAN's gold calls it FECHAS like any date; the official
+# export writes BIRTH_DATE as FECHAS too (``deid.corpora.mapping``), so its scores do not move.
+_BIRTH_BEFORE = re.compile(
+    r"(?:\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bDDN|\bdate\s+of\s+birth|\bbirth\s*date|\bDOB|\bD\.O\.B\."
+    r"|\bborn(?:\s+on)?|\bnaissance|\bfecha\s+(?:de\s+)?nacimiento|\bf\.\s*(?:de\s+)?nac(?:imiento|\.)?"
+    r"|\bnacid[oa]\s+el|\bnacimiento)\s*:?\s*(?:le\s+|el\s+)?$", _I)
+
+
+def birth_cue_before(text: str, start: int) -> bool:
+    """The words just before ``start``, on its line, name a birth date ("Fecha de nacimiento:",
+    "née le", "DOB:")."""
+    line = text.rfind("\n", max(0, start - 40), start) + 1 or max(0, start - 40)
+    return _BIRTH_BEFORE.search(text, line, start) is not None
 
 
 @register("date", priority=50)
@@ -186,7 +197,7 @@ class DateRecognizer(RegexRecognizer):
                 return None
         elif groups.get("m") and not 1 <= int(groups["m"]) <= 12:
             return None
-        if language != "es" and _BIRTH_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+        if birth_cue_before(text, match.start()):
             return Label.BIRTH_DATE
         return self.label
 

@@ -100,6 +100,7 @@ class FormatOperator(_Memoized):
         for it in items:
             if it.label is Label.EMAIL:  # its owner's surrogate name, if the note names them
                 words = _LOCAL_WORDS.findall(it.text.rpartition("@")[0])
+                words += [w[1:] for w in words if len(w) > 3]  # "jwhitaker": an initial glued
                 it.extra_keys = tuple(dict.fromkeys(k for w in words for k in name_word_keys(ctx, w)))
 
     def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:

@@ -191,9 +191,12 @@ def _owner_local(rng: random.Random, local: str, owner: Callable[[str], str | No
             out.append(rng.choice(string.ascii_lowercase))
         elif piece.isalpha():
             v = owner(piece)
-            if not v or not _ascii(v):
+            if v and _ascii(v):
+                out.append(_ascii(v))
+            elif len(piece) > 3 and (v := owner(piece[1:])) and _ascii(v):  # "jwhitaker": an initial glued
+                out.append(rng.choice(string.ascii_lowercase) + _ascii(v))
+            else:
                 return None
-            out.append(_ascii(v))
             named = True
         else:
             out.append(piece)

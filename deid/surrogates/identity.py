@@ -189,6 +189,7 @@ _TITLE_GENDER: dict[str, str | None] = {
     "don": "male",
     "d.": "male",
     "dona": "female",
+    "dna": "female",  # "Dña" without its period (Spanish only: _TITLE_LANG)
     "dna.": "female",
     "dña.": "female",
     "dra": "female",
@@ -231,10 +232,11 @@ _TITLE_LANG = {
     "don": "es",
     "dona": "es",
     "doña": "es",
+    "dna": "es",
     "dna.": "es",
 }
 # Spanish titles of a GIVEN name: "Doña Pilar", "D. Antonio" (a lone word after them is a given name)
-_GIVEN_TITLES = {"don", "d.", "dona", "dna.", "dña."}
+_GIVEN_TITLES = {"don", "d.", "dona", "dna", "dna.", "dña."}
 # Spanish titles after which two surnames are the usual shape ("Sra. Martínez García")
 _PAIR_TITLES = {
     "sr",

@@ -70,6 +70,16 @@ def test_a_doubtful_span_is_downgraded_to_generic_phi(text: str, model: tuple[st
     assert [s.label for s in out] == [Label.PHI], text
 
 
+def test_a_span_of_punctuation_alone_is_no_mention_and_covers_nothing_to_lose() -> None:
+    """The one span a step may leave out: no letter or digit in it (the model's lone "(" before
+    an age, seen in `deid redact`: it came out as "[OTHER]")."""
+    text = "DOB: 03/14/1942 (81 y/o M)"
+    paren = Span(text.index("("), text.index("(") + 1, Label.PHI, "ner", 0.2)
+    age = at(text, "81 y/o", Label.AGE)
+    out = combine([], [paren, age], text, "en")
+    assert [(text[s.start:s.end], s.label) for s in out] == [("81 y/o", Label.AGE)]
+
+
 def test_the_relabelling_steps_change_labels_never_extents() -> None:
     text = "Mme PALSKY, 28/10/1990. CLINIQUE DE SAINT CLOUD, MESNARD-LA-BAROTIERE"
     model = [at(text, "PALSKY", Label.PATIENT), at(text, "28/10/1990", Label.DATE),

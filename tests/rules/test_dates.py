@@ -79,8 +79,16 @@ def test_french_birth_date_is_told_apart(find: Find) -> None:
     assert find("Patiente née le 03/04/1950.", "fr") == [("03/04/1950", Label.BIRTH_DATE)]
 
 
-def test_spanish_birth_date_stays_date_as_meddocan_annotates_it(find: Find) -> None:
-    assert find("Fecha de nacimiento: 05/03/1996.", "es") == [("05/03/1996", D)]
+def test_a_birth_date_is_told_apart_by_its_field_in_every_language(find: Find) -> None:
+    """Substitution protects a birth date at the scale of years: a Spanish "Fecha de nacimiento"
+    read as a plain date came out moved by days. MEDDOCAN's official export still writes FECHAS."""
+    from deid.corpora.mapping import export_label
+
+    assert find("Fecha de nacimiento: 05/03/1996.", "es") == [("05/03/1996", Label.BIRTH_DATE)]
+    assert find("Nacida el 05/03/1996 en Lugo.", "es") == [("05/03/1996", Label.BIRTH_DATE)]
+    assert find("DOB: 03/14/1942", "en") == [("03/14/1942", Label.BIRTH_DATE)]
+    assert find("Fecha de ingreso: 05/03/2016.", "es") == [("05/03/2016", D)]
+    assert export_label("meddocan", Label.BIRTH_DATE) == "FECHAS"
 
 
 @pytest.mark.parametrize(

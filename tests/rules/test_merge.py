@@ -321,3 +321,19 @@ def test_a_role_the_rules_read_refines_the_models_role_less_person() -> None:
     assert [(s.start, s.end, s.label) for s in out] == [(start, start + 6, Label.STAFF)]
     patient = Span(start, start + 6, Label.PATIENT, "ner", 0.9)  # a role the model gave stays
     assert [s.label for s in merge([rule], [patient], text)] == [Label.PATIENT]
+
+
+def test_a_model_date_its_field_calls_a_birth_date_is_one_in_every_language() -> None:
+    """ "Fecha de nacimiento: 23/07/1951", read by the model as a plain date (MEDDOCAN calls every
+    date FECHAS), came out of substitution moved by two days: it is a birth date, protected at
+    the scale of years. A cue on the line above says nothing."""
+    from deid.detection import tell_birth_dates
+
+    for text, lang in (("Paciente: X. Fecha de nacimiento: 23/07/1951 (72 años).", "es"),
+                       ("DOB: 03/14/1942 (81 y/o M)", "en"), ("Patiente née le 14/05/1948.", "fr")):
+        start = next(i for i, c in enumerate(text) if c.isdigit())
+        (out,) = tell_birth_dates([model(start, start + 10, Label.DATE)], text, lang)
+        assert out.label is Label.BIRTH_DATE, text
+    above = "Fecha de nacimiento:\nIngreso 10/01/2024"
+    (out,) = tell_birth_dates([model(above.index("10/"), len(above), Label.DATE)], above, "es")
+    assert out.label is Label.DATE

@@ -780,6 +780,10 @@ async def test_an_email_of_a_person_of_the_note_is_built_on_their_surrogate_name
     assert e1 == f"{ascii_(daughter)}.{ascii_(surname)}@gmail.com", a
     assert re.fullmatch(rf"{ascii_(surname)}_{ascii_(daughter)}\d@[a-z]+-[a-z]+\.fr", e2), a
     assert "qwerty" not in e3 and "chu-lyon" not in e3, a
+    # an initial glued to the surname: "jwhitaker42@yahoo.com" of Mr. John A. Whitaker
+    n2 = build(["Patient: ", ("John A. Whitaker", L.PATIENT), ". Email ", ("jwhitaker42@yahoo.com", L.EMAIL)])
+    [b] = await run([n2], "en", seed, locale="en-US")
+    assert re.fullmatch(rf"[a-z]{ascii_(b[0].split(' ')[-1])}\d\d@yahoo\.com", b[1]), b
     for original in ("rousseau", "claire", "helene", "chu-lyon"):
         assert original not in " ".join(a).lower(), a
 
@@ -788,3 +792,31 @@ def formats_ascii(name: str) -> str:
     from deid.surrogates.formats import _ascii
 
     return _ascii(name)
+
+
+async def test_an_email_in_a_later_note_still_finds_its_owner_in_the_history() -> None:
+    """The owner's surrogate name is read from the patient's memo when the note that carries the
+    address does not name them."""
+    store = InMemoryStore()
+    n1 = build(["Patient: ", ("John A. Whitaker", L.PATIENT), ", seen today."])
+    n2 = build(["Contact by email: ", ("jwhitaker42@yahoo.com", L.EMAIL), "."])
+    n3 = build(["Or: ", ("john.whitaker@aol.com", L.EMAIL), "."])
+    [a] = await run([n1], "en", 3, locale="en-US", store=store)
+    [b0] = await run([n2], "en", 4, locale="en-US", store=store)
+    [b1] = await run([n3], "en", 5, locale="en-US", store=store)
+    b = b0 + b1
+    given, surname = a[0].split(" ")[0], a[0].split(" ")[-1]
+    assert re.fullmatch(rf"[a-z]{formats_ascii(surname)}\d\d@yahoo\.com", b[0]), (a, b)
+    assert b[1] == f"{formats_ascii(given)}.{formats_ascii(surname)}@aol.com", (a, b)
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_dna_without_its_period_is_a_spanish_title_kept_as_written(seed: int) -> None:
+    """The model cut "Dña" off the name as a PATIENT span of its own; it came out as a surname
+    ("Paciente: Ferrer. Nicolasa ..."). Seen in `deid redact`. "DNA" in English stays a word."""
+    n1 = build(["Paciente: ", ("Dña", L.PATIENT), ". ", ("María Luisa Fernández García", L.PATIENT),
+                ", 72 años."])
+    [a] = await run([n1], "es", seed)
+    assert a[0] == "Dña", a
+    assert female(a[1].split(" ")[0], "es"), a
+    assert not identity.parse("DNA", "en").kept
