@@ -89,6 +89,16 @@ def name_word_surrogate(ctx: NoteContext, word: str, memo: Mapping[str, str]) ->
     return next((v for k in name_word_keys(ctx, word) if (v := memo.get(k))), None)
 
 
+def initial_keys(ctx: NoteContext, letter: str, surname: str) -> list[str]:
+    """The memo entry of the person with this given-name initial and surname ("J. Whitaker")."""
+    return [_k(ctx, "initial", fold(surname), fold(letter))]
+
+
+def initial_surrogate(ctx: NoteContext, letter: str, surname: str, memo: Mapping[str, str]) -> str | None:
+    """The surrogate given name of the person with this initial and surname, or None."""
+    return next((v for k in initial_keys(ctx, letter, surname) if (v := memo.get(k))), None)
+
+
 def _compatible(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 

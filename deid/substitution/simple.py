@@ -13,7 +13,7 @@ from deid.neighbours.replace import replace_tokens
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, register
-from deid.substitution.persons import name_word_keys, name_word_surrogate
+from deid.substitution.persons import initial_keys, initial_surrogate, name_word_keys, name_word_surrogate
 from deid.surrogates import formats, names
 
 
@@ -85,7 +85,7 @@ class NeighbourOperator(_Memoized):
         return memo[item.key], "neighbour"
 
 
-_LOCAL_WORDS = re.compile(r"[^\W\d_]{2,}")
+_LOCAL_LETTERS = re.compile(r"[^\W\d_]+")  # the letter runs of an e-mail's local part
 
 
 @register("formats")
@@ -99,9 +99,13 @@ class FormatOperator(_Memoized):
         super().plan(ctx, items)
         for it in items:
             if it.label is Label.EMAIL:  # its owner's surrogate name, if the note names them
-                words = _LOCAL_WORDS.findall(it.text.rpartition("@")[0])
-                words += [w[1:] for w in words if len(w) > 3]  # "jwhitaker": an initial glued
-                it.extra_keys = tuple(dict.fromkeys(k for w in words for k in name_word_keys(ctx, w)))
+                pieces = _LOCAL_LETTERS.findall(it.text.rpartition("@")[0])
+                words = [p for p in pieces if len(p) > 1]
+                glued = [(w[0], w[1:]) for w in words if len(w) > 3]  # "jwhitaker": an initial glued
+                alone = [(c, w) for c in pieces if len(c) == 1 for w in words]  # "c.rousseau"
+                keys = [k for w in [*words, *(w for _, w in glued)] for k in name_word_keys(ctx, w)]
+                keys += [k for c, w in [*glued, *alone] for k in initial_keys(ctx, c, w)]
+                it.extra_keys = tuple(dict.fromkeys(keys))
 
     def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
         lab, lang, text, rng = it.label, ctx.language, it.text, ctx.rng
@@ -111,7 +115,8 @@ class FormatOperator(_Memoized):
         if lab is Label.EMAIL:
             return formats.email(rng, text, names.draw_first(rng, lang, None, ctx.name_words),
                                  names.draw_last(rng, lang, avoid=ctx.name_words),
-                                 owner=lambda w: name_word_surrogate(ctx, w, memo))
+                                 owner=lambda w: name_word_surrogate(ctx, w, memo),
+                                 initial=lambda c, w: initial_surrogate(ctx, c, w, memo))
         if lab is Label.URL:
             return formats.url(rng, text)
         if lab is Label.IP:
