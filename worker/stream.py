@@ -579,10 +579,11 @@ class StreamWorker:
                     except Exception as exc:
                         results.append(exc)
                 return results
-            except StoreUnavailable:
+            except StoreUnavailable as exc:
                 # Back-pressure: never guess, never dead-letter, never commit past this batch.
+                # The reason names the operation and an exception type, never a key or a value.
                 self.metrics.store_errors.inc()
-                log.warning("store unavailable; retrying the batch in %.2fs", backoff)
+                log.warning("store unavailable (%s); retrying the batch in %.2fs", exc, backoff)
             if self._must_abandon(batch_tps):
                 raise _Abandoned
             await self._sleep(backoff)
@@ -612,9 +613,9 @@ class StreamWorker:
                         it.out = None
                         it.dead = self._processing_error(it, exc, "hl7")
                     pending.remove(it)
-            except StoreUnavailable:
+            except StoreUnavailable as exc:
                 self.metrics.store_errors.inc()
-                log.warning("store unavailable; retrying the HL7 outputs in %.2fs", backoff)
+                log.warning("store unavailable (%s); retrying the HL7 outputs in %.2fs", exc, backoff)
                 if self._must_abandon(batch_tps):
                     raise _Abandoned from None
                 await self._sleep(backoff)

@@ -25,7 +25,9 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from deid.settings import RedisSettings
 
@@ -116,11 +118,12 @@ def _direct_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
 
 
 class ClusterScripts:
-    """The store's Lua scripts on a Redis Cluster: loaded on every master (``SCRIPT LOAD`` goes to
-    all primaries) before the first ``EVALSHA``, and again after a ``NOSCRIPT`` (a promoted replica
-    has an empty script cache). redis-py's own fallback (``Script.__call__``: NOSCRIPT -> SCRIPT
-    LOAD -> EVALSHA), hit by concurrent calls, broke the cluster client's connections here (redis
-    8.1: "Connection closed by server" on every node, so applied commits lost their replies)."""
+    """The store's Lua scripts on a Redis Cluster: loaded on every master before the first
+    ``EVALSHA``, and on the node that answers ``NOSCRIPT`` (a promoted replica has an empty script
+    cache); a master of the cached topology found dead has the client re-read the topology.
+    redis-py's own fallback (``Script.__call__``: NOSCRIPT -> SCRIPT LOAD -> EVALSHA), hit by
+    concurrent calls, broke the cluster client's connections here (redis 8.1: "Connection closed
+    by server" on every node, so applied commits lost their replies)."""
 
     def __init__(self, client: RedisCluster) -> None:
         self._client = client
@@ -139,26 +142,41 @@ class ClusterScripts:
         async with self._lock:
             if not self._loaded:
                 await self._client.initialize()
-                # One plain connection per master, apart from the cluster client's pools: a
-                # multi-node SCRIPT LOAD through the cluster client, concurrent with other
-                # commands, dropped their connections (redis 8.1).
-                for node in self._client.get_primaries():
-                    kw = _direct_kwargs(node.connection_kwargs)
-                    direct = Redis(host=node.host, port=int(node.port), **kw)
-                    try:
-                        for source in self._scripts.values():
-                            await direct.script_load(source)
-                    finally:
-                        await direct.aclose()
+                try:
+                    for node in self._client.get_primaries():
+                        await self._load_on(node)
+                except (RedisConnectionError, RedisTimeoutError, OSError):
+                    # A master of the cached topology is gone. The cluster client re-reads the
+                    # topology only after one of its own commands fails, never after this direct
+                    # connection does: without this the store retried the dead master forever,
+                    # long after its replica took over (seen in CI).
+                    await self._client.aclose()
+                    raise
                 self._loaded = True
+
+    async def _load_on(self, node: Any) -> None:
+        """Every script on one node, through one plain connection apart from the cluster client's
+        pools: a multi-node SCRIPT LOAD through the cluster client, concurrent with other
+        commands, dropped their connections (redis 8.1)."""
+        direct = Redis(host=node.host, port=int(node.port), **_direct_kwargs(node.connection_kwargs))
+        try:
+            for source in self._scripts.values():
+                await direct.script_load(source)
+        finally:
+            await direct.aclose()
 
     async def evalsha(self, sha: str, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         await self.ensure_loaded()
         try:
             return await self._client.evalsha(sha, len(keys), *keys, *args)
-        except NoScriptError:
-            self._loaded = False  # a failed-over master: load everywhere once, then again
-            await self.ensure_loaded()
+        except NoScriptError as exc:
+            # a promoted replica has an empty script cache: load there, the node that said so
+            node = getattr(exc, "connection", None)
+            if node is not None and hasattr(node, "connection_kwargs"):
+                await self._load_on(node)
+            else:
+                self._loaded = False
+                await self.ensure_loaded()
             return await self._client.evalsha(sha, len(keys), *keys, *args)
 
 

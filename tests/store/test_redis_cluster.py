@@ -167,3 +167,25 @@ async def test_the_store_through_sentinel_follows_a_master_failover() -> None:
                     value(i): f"s{i}"}
         finally:
             await store.close()
+
+
+async def test_a_store_that_starts_while_a_master_is_down_finds_its_replica_once_promoted() -> None:
+    """The scripts are loaded on every master before the first EVALSHA. A master killed before that
+    (or whose replica answers NOSCRIPT after a failover) must not leave the store trying the dead
+    node forever: the cluster client re-reads its topology only after one of its own commands
+    fails, never after our direct connection to load the scripts fails. Seen in CI: one worker
+    retried "store unavailable" for minutes after the replica had taken over."""
+    with RedisClusterServers(masters=3, replicas_per_master=1) as c:
+        victim = c.masters()[0]
+        store = RedisPatientStore.from_settings(settings(c.url, mode="cluster"))
+        try:
+            await store.lookup(patient(0), [value(0)])  # the topology is read with every master up
+            await asyncio.to_thread(c.wait_synced, 10.0)
+            victim.stop(crash=True, remove_data=False)
+            for i in range(12):  # the first EVALSHA: the scripts go to every master of that topology
+                await until_available(lambda i=i: store.commit(  # type: ignore[misc]
+                    patient(i), f"n{i}", [Release(value(i), f"s{i}", 10)], 100_000), timeout_s=30)
+            for i in range(12):
+                assert await store.spent(patient(i)) == 10
+        finally:
+            await store.close()

@@ -211,7 +211,10 @@ async def test_two_workers_on_a_redis_cluster_survive_a_master_failover_mid_stre
     # the patients whose slot was on the killed master: the cluster client's own errors escaped).
     dead = await consume(broker.bootstrap_servers, s.kafka.topic_dead_letter, 1, timeout_s=2)
     assert not dead, [orjson.loads(r.value).get("reason") for r in dead]
-    assert_complete_and_identical([r.value for r in out], [n.event_id for n in notes])
+    try:
+        assert_complete_and_identical([r.value for r in out], [n.event_id for n in notes])
+    except AssertionError as exc:  # the workers' logs say what the store answered
+        raise AssertionError(f"{exc}\n{w.logs()}") from None
     seen = surrogates_by_patient([r.value for r in out])
     assert len({p for p, _ in seen}) == 4
     assert all(len(v) == 1 for v in seen.values()), seen
