@@ -3,7 +3,7 @@
 Synthetic longitudinal patients in French, Spanish and English (US and UK feeds) with their
 spouse, child and doctor and their address (``deid.synth.people``: titles and kinship words in or
 before the span, "SMITH, MARY" cut into two spans, "Sra. Martínez García", "Doña Pilar",
-initials) are substituted note by note
+initials, a relative's e-mail address built on their names) are substituted note by note
 on one store per run (as the worker does), under each substitution mode. Every mention carries
 its shape (``"Mme {G} {S1:upper}"``), so the surrogate's given name, surnames and initial are
 read back from the output with a regular expression built from that shape, not with the code
@@ -44,7 +44,7 @@ from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter, mode_settings
 from deid.surrogates import gazetteer as gz
 from deid.surrogates import names
-from deid.synth.people import Address, Family, SynthNote, generate_families, reads_as_title
+from deid.synth.people import Address, Family, SynthNote, generate_families, mail_word, reads_as_title
 from deid.temporal.lexicon import fold
 
 MODEL = ModelInfo(name="gold", version="0")
@@ -136,15 +136,15 @@ async def run_mode(mode: str, families: list[tuple[Family, list[SynthNote]]], se
                     continue
                 who = fam.people[m.ref]
                 for slot, v in match.groupdict().items():
-                    values[m.ref][slot].add(fold(v))
+                    values[m.ref][slot].add(mail_word(v))  # one spelling for "Le Goff" and "legoff"
                 g = match.groupdict().get("G")
                 if g:
                     other = "male" if who.gender == "female" else "female"
                     if fold(g) in lists[other] and fold(g) not in lists[who.gender]:
                         f.gender_flips += 1
-                    if fold(g) == fold(who.given):
+                    if mail_word(g) == mail_word(who.given):
                         f.kept_originals += 1
-                if match.groupdict().get("S1") and fold(match["S1"]) == fold(who.surnames[0]):
+                if match.groupdict().get("S1") and mail_word(match["S1"]) == mail_word(who.surnames[0]):
                     f.kept_originals += 1
             f.addresses += 1
             if not place_ok(fam.address, place):

@@ -89,14 +89,53 @@ def name_word_surrogate(ctx: NoteContext, word: str, memo: Mapping[str, str]) ->
     return next((v for k in name_word_keys(ctx, word) if (v := memo.get(k))), None)
 
 
+def new_name_word(ctx: NoteContext, word: str, avoid: set[str]) -> tuple[str, str]:
+    """(memo key, surrogate) for a name word first met outside a name mention (an e-mail's
+    "solano" before any note names Florinda Solano): a given name of the lists (and no surname)
+    becomes a given-name entry of its gender, anything else a surname entry, as a lone word
+    reads. A later mention of the name renders the same surrogate. ``avoid`` (folded surrogates
+    already drawn for this note) grows with the draw."""
+    lang, rng, w = ctx.language, ctx.rng, fold(word)
+    avoid_all = avoid | ctx.name_words
+    if identity.is_given(word) and not identity.is_surname(word):
+        g = identity.gender_of_given(word, lang) or rng.choice(GENDERS)
+        letters = "".join(identity.title_initials(lang))
+        key, value = _k(ctx, "given", g, w), names.draw_first(rng, lang, g, avoid_all, initials_not=letters)
+    else:
+        key = _k(ctx, "surname", w)
+        for _ in range(32):  # not a given name too, as the persons' draw
+            value = names.draw_last(rng, lang, word, avoid_all)
+            if not identity.is_given(value):
+                break
+    avoid.add(fold(value))
+    return key, value
+
+
+def new_initial(ctx: NoteContext, letter: str, surname: str, avoid: set[str]) -> tuple[str, str]:
+    """(memo key, surrogate given name) for an initial first met outside a name mention ("h" of
+    "hledoux@..."): a drawn given name, never one starting with the original letter's title
+    reading; the person named in full later keeps its initial."""
+    lang, rng = ctx.language, ctx.rng
+    value = names.draw_first(rng, lang, None, avoid | ctx.name_words,
+                             initials_not="".join(identity.title_initials(lang)))
+    avoid.add(fold(value))
+    return initial_keys(ctx, letter, surname)[0], value
+
+
 def initial_keys(ctx: NoteContext, letter: str, surname: str) -> list[str]:
     """The memo entry of the person with this given-name initial and surname ("J. Whitaker")."""
     return [_k(ctx, "initial", fold(surname), fold(letter))]
 
 
 def initial_surrogate(ctx: NoteContext, letter: str, surname: str, memo: Mapping[str, str]) -> str | None:
-    """The surrogate given name of the person with this initial and surname, or None."""
-    return next((v for k in initial_keys(ctx, letter, surname) if (v := memo.get(k))), None)
+    """The surrogate given name of the person with this initial and surname; else of the one
+    given name of the note with that letter ("sa fille Océane, opayet@..."); else None."""
+    got = next((v for k in initial_keys(ctx, letter, surname) if (v := memo.get(k))), None)
+    if got is None:
+        firsts: dict[str, str] = ctx.shared.get("persons.first_givens", {})
+        keys = {k for given, k in firsts.items() if given.startswith(fold(letter))}
+        got = memo.get(keys.pop()) if len(keys) == 1 else None
+    return got
 
 
 def _compatible(a: str | None, b: str | None) -> bool:
@@ -165,6 +204,8 @@ class PersonOperator(Operator):
                         keys += [_k(ctx, "given", g, u.value) for g in GENDERS]
                 if r.surnames and r.givens:
                     keys.append(_k(ctx, "person", r.surnames[0], r.givens[0]))
+                    # "J. Dupont" in an earlier note: the initial this person's given name keeps
+                    keys.append(_k(ctx, "initial", r.surnames[0], r.givens[0][:1]))
                 if r.given_initial and r.surnames:
                     keys.append(_k(ctx, "initial", r.surnames[0], r.given_initial))
                 if len(r.given_initials) > 1 and r.surnames:
@@ -405,6 +446,11 @@ class PersonOperator(Operator):
                     or rng.choice(GENDERS)
                 )
             genders[id(it)] = g
+        # the entry of each first given name of the note, for an e-mail's initial ("sa fille
+        # Océane, opayet@...": the one given name of the note with that letter)
+        ctx.shared["persons.first_givens"] = {
+            m.givens[0]: _k(ctx, "given", genders[id(it)], m.givens[0])
+            for it in items if (m := it.data.mention).givens}  # fmt: skip
 
         def draw_last(original: str) -> str:
             for _ in range(32):  # not a given name too ("Manuel", "Carlos" are Spanish surnames)
@@ -418,13 +464,29 @@ class PersonOperator(Operator):
         # may be written as an initial in this note or a later one of the patient
         title_letters = "".join(identity.title_initials(lang))
 
-        def draw_first(g: str) -> str:
-            for _ in range(32):  # a name that reads as its gender ("Lupe" is in both Spanish lists)
-                v = names.draw_first(rng, lang, g, avoid | taken, initials_not=title_letters)
-                if " " not in v and identity.gender_of_given(v, lang) == g:
-                    break
+        def draw_first(g: str, letter: str = "") -> str:
+            """A given name of gender ``g``; starting with ``letter`` when the pool has one."""
+            pool = [n for n in names.name_lists()[lang][g]
+                    if letter and fold(n).startswith(fold(letter)) and fold(n) not in avoid | taken
+                    and " " not in n and identity.gender_of_given(n, lang) == g]  # fmt: skip
+            if pool:
+                v = rng.choice(pool)
+            else:
+                for _ in range(32):  # a name that reads as its gender ("Lupe" is in both Spanish lists)
+                    v = names.draw_first(rng, lang, g, avoid | taken, initials_not=title_letters)
+                    if " " not in v and identity.gender_of_given(v, lang) == g:
+                        break
             taken.add(fold(v))
             return v
+
+        def draw_given(g: str, surname: str | None, original: str) -> str:
+            """A person's first given name; when the history wrote them as an initial ("J. Dupont"
+            before "Jean Dupont"), that initial's surrogate name, or one with its letter if that
+            name is of the other gender."""
+            prior = get(_k(ctx, "initial", surname, original[:1])) if surname else None
+            if prior and " " not in prior and identity.gender_of_given(prior, lang) in (None, g):
+                return prior  # (already among ``taken``: its own entry was looked up)
+            return draw_first(g, prior[:1] if prior else "")
 
         # 2. surnames and given names
         for it in items:
@@ -437,13 +499,15 @@ class PersonOperator(Operator):
                 elif u.role == "given":
                     k = _k(ctx, "given", genders[id(it)], u.value)
                     if get(k) is None:
-                        out[k] = draw_first(genders[id(it)])
+                        first = u.value == next(iter(m.givens), "")
+                        surname = m.surnames[0] if m.surnames and first else None
+                        out[k] = draw_given(genders[id(it)], surname, u.value)
         # 3. person records and initials of full persons
         for key, g in person_gender.items():
             s, f = key
             given = get(_k(ctx, "given", g, f))
             if given is None:
-                given = out[_k(ctx, "given", g, f)] = draw_first(g)
+                given = out[_k(ctx, "given", g, f)] = draw_given(g, s, f)
             surname = get(_k(ctx, "surname", s))
             if surname is None:
                 surname = out[_k(ctx, "surname", s)] = draw_last(s)

@@ -5,7 +5,9 @@ identifier keeps its length, separators and check digit)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import cast
 
 from deid.labels import Category, Label
 from deid.neighbours.replace import DEFAULT_N as NEIGHBOURS_N
@@ -13,8 +15,16 @@ from deid.neighbours.replace import replace_tokens
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, register
-from deid.substitution.persons import initial_keys, initial_surrogate, name_word_keys, name_word_surrogate
-from deid.surrogates import formats, names
+from deid.substitution.persons import (
+    initial_keys,
+    initial_surrogate,
+    name_word_keys,
+    name_word_surrogate,
+    new_initial,
+    new_name_word,
+)
+from deid.surrogates import formats, identity
+from deid.temporal.lexicon import fold
 
 
 class _Drawless(Operator):
@@ -62,12 +72,15 @@ class _Memoized(Operator):
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
         out: dict[str, Release] = {}
+        # entries an item adds beside its own value (an e-mail's new name words), seen by the next
+        drawn: dict[str, str] = {}
+        view = ChainMap(drawn, cast(MutableMapping[str, str], memo))  # read only: no copy per note
         for it in items:
             if it.key not in memo and it.key not in out:
-                out[it.key] = Release(it.key, self.surrogate(ctx, it, memo), 0)
-        return list(out.values())
+                out[it.key] = Release(it.key, self.surrogate(ctx, it, view, drawn), 0)
+        return [*out.values(), *(Release(k, v, 0) for k, v in drawn.items() if k not in memo)]
 
-    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
+    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str], drawn: dict[str, str]) -> str:
         raise NotImplementedError
 
 
@@ -78,7 +91,7 @@ class NeighbourOperator(_Memoized):
     name = "neighbour"
     handles = frozenset({"neighbour"})
 
-    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
+    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str], drawn: dict[str, str]) -> str:
         return replace_tokens(it.text, ctx.rng, NEIGHBOURS_N)
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
@@ -107,16 +120,13 @@ class FormatOperator(_Memoized):
                 keys += [k for c, w in [*glued, *alone] for k in initial_keys(ctx, c, w)]
                 it.extra_keys = tuple(dict.fromkeys(keys))
 
-    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> str:
+    def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str], drawn: dict[str, str]) -> str:
         lab, lang, text, rng = it.label, ctx.language, it.text, ctx.rng
         cat = lab.category
         if cat is Category.TEL:
             return formats.phone_digits(rng, text)
         if lab is Label.EMAIL:
-            return formats.email(rng, text, names.draw_first(rng, lang, None, ctx.name_words),
-                                 names.draw_last(rng, lang, avoid=ctx.name_words),
-                                 owner=lambda w: name_word_surrogate(ctx, w, memo),
-                                 initial=lambda c, w: initial_surrogate(ctx, c, w, memo))
+            return self._email(ctx, text, memo, drawn)
         if lab is Label.URL:
             return formats.url(rng, text)
         if lab is Label.IP:
@@ -126,6 +136,40 @@ class FormatOperator(_Memoized):
         if lab is Label.PROFESSION:
             return formats.profession(rng, lang)
         return placeholder(lab)
+
+    @staticmethod
+    def _email(ctx: NoteContext, text: str, memo: Mapping[str, str], drawn: dict[str, str]) -> str:
+        """The address on its owner's surrogate names: a name word the note or the history knows
+        renders as it does there; a new one becomes a name entry of the patient (``drawn``), so
+        that "florinda.solano" before any note names Florinda Solano and "Florinda Solano" after
+        it render one person."""
+        avoid = {fold(v) for v in memo.values() if "|" not in v}
+
+        def name(word: str) -> str:
+            got = name_word_surrogate(ctx, word, memo)
+            if got is None:
+                key, got = new_name_word(ctx, word, avoid)
+                drawn[key] = got
+            return got
+
+        def known(word: str) -> bool:
+            return name_word_surrogate(ctx, word, memo) is not None
+
+        def glued(word: str) -> bool:
+            """ "jwhitaker": an initial and a surname the note, the history or the lists know."""
+            rest = word[1:]
+            if known(word) or identity.is_given(word) or identity.is_surname(word):
+                return False
+            return known(rest) or identity.is_surname(rest)
+
+        def initial(letter: str, surname: str) -> str:
+            got = initial_surrogate(ctx, letter, surname, memo)
+            if got is None:
+                key, got = new_initial(ctx, letter, surname, avoid)
+                drawn[key] = got
+            return got
+
+        return formats.email(ctx.rng, text, name, glued=glued, initial=initial)
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         value, cat = memo[item.key], item.label.category

@@ -159,35 +159,29 @@ WEBMAIL_DOMAINS = frozenset({
 _LOCAL_PIECES = re.compile(r"[^\W\d_]+|\d+|[^\w]|_")
 
 
-def email(rng: random.Random, original: str, first: str, last: str,
-          owner: Callable[[str], str | None] | None = None,
-          initial: Callable[[str, str], str | None] | None = None) -> str:
-    """A surrogate address built on a surrogate name; the top-level domain is kept, and the whole
-    domain when it is a public mail service's. ``owner`` maps a name word of the local part
-    ("claire", "rousseau") to the surrogate that word has in the note or the patient's history:
-    when every word of two letters or more has one, the address is built on them, in the
-    original's order and separators ("claire.rousseau" -> "emmanuelle.dijoux"); otherwise on
-    ``first`` and ``last``. ``initial(letter, surname word)`` is the surrogate given name of the
-    person with that initial and surname ("j" + "whitaker" -> "Joel"), for an initial written
-    beside or glued to the surname; without one the letter is drawn."""
+def email(rng: random.Random, original: str, name: Callable[[str], str],
+          initial: Callable[[str, str], str | None] | None = None,
+          glued: Callable[[str], bool] | None = None) -> str:
+    """A surrogate address; the top-level domain is kept, and the whole domain when it is a
+    public mail service's. Each name word of the local part ("claire", "rousseau") becomes
+    ``name(word)``, the surrogate that word has as a name of the patient's notes (drawn when
+    new), in the original's order and separators ("claire.rousseau" -> "emmanuelle.dijoux");
+    digits are drawn. An initial beside or glued to a surname ("c.rousseau", "jwhitaker" when
+    ``glued("jwhitaker")``) becomes ``initial(letter, surname word)``'s first letter, the initial
+    of that person's surrogate given name, else a drawn letter."""
     local, _, domain = original.strip().rpartition("@")
     tld = domain.rsplit(".", 1)[-1] if "." in domain else "fr"
-    new_local = _owner_local(rng, local, owner, initial) if owner is not None else None
-    if new_local is None:
-        new_local = (f"{_ascii(first)}.{_ascii(last)}" if first and last
-                     else f"{rng.choice(_WORDS)}{rng.randint(1, 99)}")
+    new_local = _local_part(rng, local, name, initial, glued or (lambda w: False))
+    if not new_local:
+        new_local = f"{rng.choice(_WORDS)}{rng.randint(1, 99)}"
     dom = domain.lower()
     if dom not in WEBMAIL_DOMAINS:
         dom = f"{rng.choice(_WORDS)}-{rng.choice(_WORDS)}.{tld.lower()}"
     return f"{new_local}@{dom}"
 
 
-def _owner_local(rng: random.Random, local: str, owner: Callable[[str], str | None],
-                 initial: Callable[[str, str], str | None] | None) -> str | None:
-    """The local part with each name word replaced by its owner's surrogate, an initial by the
-    initial of its person's surrogate given name (else a drawn letter), digits by drawn digits;
-    None unless every longer word is a known name word."""
-
+def _local_part(rng: random.Random, local: str, name: Callable[[str], str],
+                initial: Callable[[str, str], str | None] | None, glued: Callable[[str], bool]) -> str:
     def letter(c: str, surname: str) -> str:
         given = initial(c.lower(), surname.lower()) if initial is not None and surname else None
         return _ascii(given)[:1] if given and _ascii(given) else rng.choice(string.ascii_lowercase)
@@ -195,7 +189,6 @@ def _owner_local(rng: random.Random, local: str, owner: Callable[[str], str | No
     pieces = _LOCAL_PIECES.findall(local)
     words = [p for p in pieces if p.isalpha() and len(p) > 1]
     out: list[str] = []
-    named = False
     for i, piece in enumerate(pieces):
         if piece.isdigit():
             out.append(_rand_digits(rng, len(piece)))
@@ -203,17 +196,13 @@ def _owner_local(rng: random.Random, local: str, owner: Callable[[str], str | No
             after = next((p for p in pieces[i + 1:] if p.isalpha() and len(p) > 1), words[0] if words else "")
             out.append(letter(piece, after))
         elif piece.isalpha():
-            v = owner(piece)
-            if v and _ascii(v):
-                out.append(_ascii(v))
-            elif len(piece) > 3 and (v := owner(piece[1:])) and _ascii(v):  # "jwhitaker": an initial glued
-                out.append(letter(piece[0], piece[1:]) + _ascii(v))
+            if len(piece) > 2 and glued(piece):  # "jwhitaker": an initial glued to the surname
+                out.append(letter(piece[0], piece[1:]) + (_ascii(name(piece[1:])) or "x"))
             else:
-                return None
-            named = True
+                out.append(_ascii(name(piece)) or rng.choice(_WORDS))
         else:
             out.append(piece)
-    return "".join(out) if named else None
+    return "".join(out)
 
 
 def url(rng: random.Random, original: str) -> str:

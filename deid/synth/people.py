@@ -8,7 +8,8 @@ given name, surnames and initials can be read back out of the de-identified note
 code under test. A person shape may also put words outside the gold spans, between ``<`` and
 ``>``, as the model cuts them: ``"<Sra. >{S1} {S2}"`` (the title before the span),
 ``"<his wife >{G}"``, ``"{S1:upper}<, >{G:upper}"`` ("SMITH, MARY" as two spans, one mention
-each). Identities are invented: given names and surnames are drawn from the name lists of the
+each); ``":mail"`` writes a name as an e-mail address does (``"{G:mail}.{S1:mail}@gmail.com"``).
+Identities are invented: given names and surnames are drawn from the name lists of the
 language (``deid/data/names.json``), towns from the shipped address tables.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -159,6 +161,11 @@ _KIN = {
 }
 
 
+# e-mail addresses built on a person's names, as people write them ("claire.rousseau@gmail.com")
+_MAIL_SHAPES = ("{G:mail}.{S1:mail}@gmail.com", "{S1:mail}.{G:mail}@orange.fr",
+                "{I:mail}{S1:mail}@yahoo.com")
+
+
 def _full(lang: str) -> str:
     return "{G} {S1} {S2}" if lang == "es" else "{G} {S1}"
 
@@ -219,6 +226,13 @@ def _initials_ok(shapes: list[str], lang: str, p: Someone) -> list[str]:
     return [s for s in shapes if "{I}" not in s] if reads_as_title(lang, p.given[:1]) else shapes
 
 
+def mail_word(text: str) -> str:
+    """A name as an e-mail address writes it: ASCII, lower case, letters, digits and hyphens
+    ("Hélène" -> "helene", "Le Goff" -> "legoff"). The benchmark's own, not the code under test's."""
+    norm = unicodedata.normalize("NFD", text)
+    return "".join(c for c in norm if c.isascii() and (c.isalnum() or c == "-")).lower()
+
+
 def _render(shape: str, p: Someone) -> str:
     def sub(m: re.Match[str]) -> str:
         slot, _, fmt = m.group(1).partition(":")
@@ -228,7 +242,7 @@ def _render(shape: str, p: Someone) -> str:
             "S1": p.surnames[0],
             "S2": p.surnames[1] if len(p.surnames) > 1 else "",
         }[slot]
-        return v.upper() if fmt == "upper" else v
+        return v.upper() if fmt == "upper" else mail_word(v) if fmt == "mail" else v
 
     return re.sub(r"\{(\w+(?::\w+)?)\}", sub, shape)
 
@@ -348,6 +362,9 @@ def family_notes(fam: Family, rng: random.Random, n_notes: int, start: date) -> 
             b.add(" (")
             b.person(who, "{S1:upper}<, >{G:upper}", Label.RELATIVE)
             b.add(")")
+        if rng.random() < 0.5:  # the relative's address at a public mail service
+            b.add(", ")
+            b.person(who, rng.choice(_MAIL_SHAPES), Label.EMAIL)
         b.add(w[4])
         b.person(fam.doctor, f"{dt} {{G}} {{S1}}" + (" {S2}" if lang == "es" else ""), Label.STAFF)
         b.add(w[5])

@@ -826,3 +826,38 @@ async def test_dna_without_its_period_is_a_spanish_title_kept_as_written(seed: i
     assert a[0] == "Dña", a
     assert female(a[1].split(" ")[0], "es"), a
     assert not identity.parse("DNA", "en").kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_person_first_written_as_an_initial_keeps_it_when_named_in_full(seed: int) -> None:
+    """ "Dr J. Dupont" in one note, "Dr Jean Dupont" in the next: one person, so the full name's
+    surrogate starts with the initial's letter ("P. Lacroix" then "Daniel Lacroix" before)."""
+    store = InMemoryStore()
+    [a] = await run([build(["Vu par le Dr ", ("J. Dupont", L.STAFF), "."])], "fr", seed, store=store)
+    [b] = await run([build(["Vu par le Dr ", ("Jean Dupont", L.STAFF), "."])], "fr", seed + 1, store=store)
+    assert b[0][0] == a[0][0] and b[0].split(" ")[-1] == a[0].split(" ")[-1], (a, b)
+    # she was a woman for the note that said so: her full name keeps her initial and her gender
+    store = InMemoryStore()
+    [c] = await run([build(["Vu par ", ("C. Martin", L.STAFF), "."])], "fr", seed, store=store)
+    [d] = await run([build(["Vu par ", ("Mme Claire Martin", L.STAFF), "."])], "fr", seed + 1, store=store)
+    given = d[0].split(" ")[1]
+    assert female(given, "fr"), d
+    if any(female(n, "fr") and n[:1] == c[0][0] for n in names.name_lists()["fr"]["female"]):
+        assert given[0] == c[0][0], (c, d)
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_an_email_met_before_its_owners_name_gives_the_name_its_surrogate(seed: int) -> None:
+    """ "sa fille Florinda, florinda.solano@gmail.com" before any note names Florinda Solano: the
+    address's new name words become the patient's name entries, so the later "Florinda Solano"
+    is the same person; an initial met in an address with a given name of the note is hers."""
+    store = InMemoryStore()
+    n1 = build(["Accompagnée par ", ("sa fille Florinda", L.RELATIVE), ", ",
+                ("florinda.solano@gmail.com", L.EMAIL), " ; ", ("fsolano@yahoo.com", L.EMAIL), "."])
+    n2 = build(["Sa fille ", ("Florinda Solano", L.RELATIVE), " est venue."])
+    [a] = await run([n1], "fr", seed, store=store)
+    [b] = await run([n2], "fr", seed + 1, store=store)
+    given, surname = b[0].split(" ")
+    assert a[0] == f"sa fille {given}", (a, b)
+    assert a[1] == f"{formats_ascii(given)}.{formats_ascii(surname)}@gmail.com", (a, b)
+    assert a[2] == f"{formats_ascii(given)[0]}{formats_ascii(surname)}@yahoo.com", (a, b)

@@ -64,8 +64,11 @@ def test_phone_keeps_country_code_trunk_prefix_kind_and_grouping(rng):
 
 
 def test_email_url_and_ip_are_well_formed_and_new(rng):
-    e = formats.email(rng, "jean.dupont@chu-dijon.fr", "Paul", "Martin")
+    e = formats.email(rng, "jean.dupont@chu-dijon.fr", {"jean": "Paul", "dupont": "Martin"}.__getitem__)
     assert re.fullmatch(r"paul\.martin@[a-z]+-[a-z]+\.fr", e)
+    # a public mail service's domain is kept; digits are drawn, separators kept
+    e = formats.email(rng, "Dupont_J42@gmail.com", {"Dupont": "Lefèvre"}.__getitem__)
+    assert re.fullmatch(r"lefevre_[a-z]\d\d@gmail\.com", e)
     u = formats.url(rng, "https://www.chu-dijon.fr/services")
     assert u.startswith("https://www.") and "chu-dijon" not in u
     ip = formats.ip(rng, "192.168.1.12")
