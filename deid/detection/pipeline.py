@@ -15,8 +15,9 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
    else the model flagged; no flagged alphanumeric character is lost.
 4. ``hospital_towns``: a hospital right after another one and a comma is its town
    (``deid.detection.relabel``): a relabel.
-5. ``birth_dates``: a date right after a person's name and a comma is a birth date, a birth date
-   in a field named for another date is a date (French and English): a relabel.
+5. ``birth_dates``: a date its field or verb names a birth date ("Fecha de nacimiento:", "née le",
+   "DOB:"; every language) or, in French and English, right after a person's name and a comma is
+   a birth date; a birth date in a field named for another date is a date: a relabel.
 
 Recall first: no step drops a span that a recognizer or the model found. A span a step doubts
 is downgraded to the generic ``Label.PHI`` and still replaced; trimming removes only
@@ -91,7 +92,7 @@ PIPELINE: tuple[Step, ...] = (
     Step("hospital_towns", _after_merge(lambda s: tell_hospital_towns(s.merged or (), s.text)),
          "a hospital after a hospital and a comma is its town"),
     Step("birth_dates", _after_merge(lambda s: tell_birth_dates(s.merged or (), s.text, s.language)),
-         "a date after a name and a comma is a birth date; not in another date's field"),
+         "a birth date by its field, or a date after a name and comma; not in another date's field"),
 )
 STEP_NAMES: tuple[str, ...] = tuple(step.name for step in PIPELINE)
 
