@@ -105,13 +105,13 @@ class ModelSettings(BaseModel):
     # CPU threads of the model (the ONNX session's, or torch's for the process); None: the cores
     # this process may use.
     threads: int | None = None
-    # Operating threshold on P(PHI) = 1 - P(O) of a word's first subword (None: the most probable
-    # tag); lower finds more PHI. 0.1 for the shipped 8-layer model, chosen on the dev sets: there
-    # ECHR FR dev's relaxed recall reaches its highest (0.981 at 0.3 -> 0.994) and MEDDOCAN dev's
-    # strict recall is within one mention of its highest (5,613 of 5,801; 0.05 finds 5,614 for 17
-    # more false positives). docs/BENCHMARKS.md, "The shipped model since 2026-11-25". The former
-    # 12-layer model's was 0.3.
-    min_phi_prob: float | None = 0.1
+    # Operating threshold on P(PHI) = 1 - P(O) of a word's first subword; lower finds more PHI.
+    # "model": the threshold the model's directory records (``deid_min_phi_prob`` in its
+    # config.json), else the most probable tag; a threshold belongs to the model it was chosen for
+    # (the shipped 8-layer model records 0.1, chosen on the dev sets: docs/BENCHMARKS.md, "The
+    # shipped model since 2026-11-25"; the former 12-layer model's was 0.3). A number overrides it;
+    # None: the most probable tag.
+    min_phi_prob: float | Literal["model"] | None = "model"
     max_tokens_per_batch: int = 8192
     window_tokens: int = 256
     window_stride: int = 64

@@ -29,7 +29,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-phi-prob", type=_probability, default=None, metavar="P",
                    help="operating threshold: a word is PHI when the model's P(PHI) = 1 - P(O) reaches P "
                    "(lower finds more PHI, with more false alarms; default: DEID_MODEL__MIN_PHI_PROB, "
-                   "else the model's most probable tag)")
+                   "else the threshold the model's config.json records, else its most probable tag)")
 
 
 def warn_no_names(stream: Any = None) -> None:

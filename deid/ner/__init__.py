@@ -43,13 +43,13 @@ def load_detector_from_settings(model: ModelSettings, path: Path | None = None) 
     ``path`` overrides the settings' model directory."""
     from deid.ner.infer import InferenceConfig
 
+    source = path or model.path or DEFAULT_MODEL_DIR
     config = InferenceConfig(
         max_len=model.window_tokens,
         overlap=model.window_stride,
         token_budget=model.max_tokens_per_batch,
-        min_phi_prob=model.min_phi_prob,
+        min_phi_prob=operating_threshold(model.min_phi_prob, source),
     )
-    source = path or model.path or DEFAULT_MODEL_DIR
     if resolve_backend(model.backend, model.device) == "onnx":
         return load_onnx_detector(source, int8=model.onnx_int8, config=config, threads=model.threads)
     if model.threads:
@@ -63,6 +63,21 @@ def load_detector_from_settings(model: ModelSettings, path: Path | None = None) 
         quantize_int8=model.cpu_int8,
         config=config,
     )
+
+
+def operating_threshold(setting: float | str | None, model_dir: Path | str) -> float | None:
+    """The threshold a detector runs at: ``setting`` when it is a number or None (the most
+    probable tag); for "model", the one the model's config.json records (``deid_min_phi_prob``),
+    else None. A threshold chosen for one model is wrong for another: the shipped model's 0.1
+    would over-flag with the former model, whose own was 0.3."""
+    if setting != "model":
+        return None if setting is None else float(setting)
+    import json
+
+    recorded = json.loads((Path(model_dir) / "config.json").read_text()).get("deid_min_phi_prob")
+    if recorded is not None and not 0.0 <= float(recorded) <= 1.0:
+        raise ValueError("deid_min_phi_prob in the model's config.json must lie in [0, 1]")
+    return None if recorded is None else float(recorded)
 
 
 def load_onnx_detector(

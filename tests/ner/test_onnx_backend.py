@@ -108,3 +108,27 @@ def test_settings_pick_onnx_on_cpu_and_the_threshold(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("DEID_MODEL__MIN_PHI_PROB", "0.3")
     model = Settings().model
     assert model.backend == "onnx" and model.min_phi_prob == 0.3
+
+
+def test_the_operating_threshold_belongs_to_the_model_unless_a_number_is_set(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The shipped model records 0.1 in its config.json and the settings read it by default; a
+    model that records none runs at its most probable tag (a threshold chosen for one model is
+    wrong for another); a number in the settings or on the command line overrides it."""
+    import json
+
+    from deid.ner import DEFAULT_MODEL_DIR, operating_threshold
+    from deid.settings import Settings
+
+    monkeypatch.delenv("DEID_MODEL__MIN_PHI_PROB", raising=False)
+    assert Settings().model.min_phi_prob == "model"
+    assert operating_threshold("model", DEFAULT_MODEL_DIR) == 0.1
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    assert operating_threshold("model", other) is None
+    assert operating_threshold(0.3, other) == 0.3 and operating_threshold(None, DEFAULT_MODEL_DIR) is None
+    monkeypatch.setenv("DEID_MODEL__MIN_PHI_PROB", "0.3")
+    assert operating_threshold(Settings().model.min_phi_prob, DEFAULT_MODEL_DIR) == 0.3
+    (other / "config.json").write_text(json.dumps({"deid_min_phi_prob": 3}))
+    with pytest.raises(ValueError, match="deid_min_phi_prob"):
+        operating_threshold("model", other)
