@@ -23,6 +23,7 @@ from deid.substitution.persons import (
     new_initial,
     new_name_word,
 )
+from deid.substitution.temporal import patient_birth
 from deid.surrogates import formats, identity
 from deid.temporal.lexicon import fold
 
@@ -132,7 +133,7 @@ class FormatOperator(_Memoized):
         if lab is Label.IP:
             return formats.ip(rng, text)
         if cat is Category.QID:
-            return formats.identifier(rng, text)
+            return formats.identifier(rng, text, patient_birth(ctx, memo))
         if lab is Label.PROFESSION:
             return formats.profession(rng, lang)
         return placeholder(lab)

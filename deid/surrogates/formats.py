@@ -11,6 +11,7 @@ import random
 import re
 import string
 from collections.abc import Callable
+from datetime import date
 
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 
@@ -100,9 +101,11 @@ def _luhn_complete(body: str) -> str:
     raise AssertionError("unreachable")
 
 
-def identifier(rng: random.Random, original: str) -> str:
+def identifier(rng: random.Random, original: str, birth: tuple[date, date] | None = None) -> str:
     """A random identifier in the original's shape, with a valid check digit when the original
-    is a NIR, a DNI / NIE, an IBAN, or a Luhn-valid number (RPPS, SIRET...)."""
+    is a NIR, a DNI / NIE, an IBAN, or a Luhn-valid number (RPPS, SIRET...). ``birth``: the
+    patient's (true, surrogate) birth date: a NIR that encodes the true year and month of birth
+    encodes the surrogate's (a reader checks one against the other)."""
     raw = _alnum(original)
     up = raw.upper()
     if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{8,30}", up) and iban_valid(up):
@@ -113,8 +116,10 @@ def identifier(rng: random.Random, original: str) -> str:
         return reshape(original, _case_like(raw, new))
     if re.fullmatch(r"[12]\d{12}\d{2}", up):  # NIR: sex, yy, mm, dept, commune, order, key
         # the sex digit is kept: the note's titles and pronouns already say it
-        body = (up[0] + _rand_digits(rng, 2) + f"{rng.randint(1, 12):02d}"
-                + f"{rng.randint(1, 95):02d}")
+        yymm = _rand_digits(rng, 2) + f"{rng.randint(1, 12):02d}"
+        if birth is not None and up[1:5] == birth[0].strftime("%y%m"):
+            yymm = birth[1].strftime("%y%m")  # the surrogate birth date's, already in the note's story
+        body = up[0] + yymm + f"{rng.randint(1, 95):02d}"
         body = body.replace("20", "21", 1) if body[5:7] == "20" else body
         body += _rand_digits(rng, 3) + f"{rng.randint(1, 999):03d}"
         return reshape(original, body + nir_key(body))

@@ -861,3 +861,27 @@ async def test_an_email_met_before_its_owners_name_gives_the_name_its_surrogate(
     assert a[0] == f"sa fille {given}", (a, b)
     assert a[1] == f"{formats_ascii(given)}.{formats_ascii(surname)}@gmail.com", (a, b)
     assert a[2] == f"{formats_ascii(given)[0]}{formats_ascii(surname)}@yahoo.com", (a, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_nir_encodes_the_surrogate_birth_year_and_month(seed: int) -> None:
+    """ "née le 14/05/1948 ... NIR : 2 48 05 ..." came out as "née le 24/01/1922 ... 2 94 06 ...":
+    a reader checks the one against the other. A NIR that encodes the patient's birth year and
+    month now encodes the surrogate's, with a valid key; one that does not (a relative's) stays
+    random; the sex digit is kept."""
+    from deid.surrogates.formats import nir_key
+
+    n1 = build(["Patiente : ", ("Mme Hélène ROUSSEAU", L.PATIENT), ", née le ", ("14/05/1948", L.BIRTH_DATE),
+                ". NIR : ", ("2 48 05 38 544 012 67", L.ID_SSN), " ; NIR de l'époux : ",
+                ("1 45 11 69 123 456 78", L.ID_SSN), "."])
+    [a] = await run([n1], "fr", seed)
+    born, nir, other = a[1], a[2].replace(" ", ""), a[3].replace(" ", "")
+    _, m, y = born.split("/")
+    assert nir[0] == "2" and nir[1:5] == y[2:] + m, a
+    assert nir[13:] == nir_key(nir[:13]) and other[13:] == nir_key(other[:13]), a
+    # the next note, without the birth date, keeps the same NIR (memoized by value)
+    store = InMemoryStore()
+    [b] = await run([n1], "fr", seed, store=store)
+    n2 = build(["NIR : ", ("2 48 05 38 544 012 67", L.ID_SSN), "."])
+    [c] = await run([n2], "fr", seed + 1, store=store)
+    assert c[0] == b[2], (b, c)
