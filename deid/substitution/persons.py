@@ -113,8 +113,8 @@ def new_name_word(ctx: NoteContext, word: str, avoid: set[str]) -> tuple[str, st
 
 def new_initial(ctx: NoteContext, letter: str, surname: str, avoid: set[str]) -> tuple[str, str]:
     """(memo key, surrogate given name) for an initial first met outside a name mention ("h" of
-    "hledoux@..."): a drawn given name, never one starting with the original letter's title
-    reading; the person named in full later keeps its initial."""
+    "hledoux@..."): a drawn given name of either gender whose initial does not read as a title
+    (French "M."); the person named in full later keeps its initial."""
     lang, rng = ctx.language, ctx.rng
     value = names.draw_first(rng, lang, None, avoid | ctx.name_words,
                              initials_not="".join(identity.title_initials(lang)))

@@ -1,6 +1,8 @@
-"""The operators with no cross-mention logic: placeholders, embedding neighbours, and the random
+"""The operators of one mention at a time: placeholders, embedding neighbours, and the random
 format-preserving surrogates of contacts and identifiers (a phone stays a phone of its shape, an
-identifier keeps its length, separators and check digit)."""
+identifier keeps its length, separators and check digit). Two read what the operators before
+them drew for the note: an e-mail address is built on its owner's surrogate names (the persons'
+entries), a NIR encodes the surrogate birth date (the timeline's)."""
 
 from __future__ import annotations
 
@@ -115,7 +117,7 @@ class FormatOperator(_Memoized):
             if it.label is Label.EMAIL:  # its owner's surrogate name, if the note names them
                 pieces = _LOCAL_LETTERS.findall(it.text.rpartition("@")[0])
                 words = [p for p in pieces if len(p) > 1]
-                glued = [(w[0], w[1:]) for w in words if len(w) > 3]  # "jwhitaker": an initial glued
+                glued = [(w[0], w[1:]) for w in words if len(w) > 2]  # "jwhitaker": an initial glued
                 alone = [(c, w) for c in pieces if len(c) == 1 for w in words]  # "c.rousseau"
                 keys = [k for w in [*words, *(w for _, w in glued)] for k in name_word_keys(ctx, w)]
                 keys += [k for c, w in [*glued, *alone] for k in initial_keys(ctx, c, w)]
