@@ -10,13 +10,13 @@ from deid.rules.dates import birth_cue_before
 from deid.spans import Span
 
 # "Mme PALSKY, 28 Oct 1990": a date right after a person's name and a comma is that person's
-# birth date (every such pair in the French training corpora: 10 of 10). MEDDOCAN tags every
-# Spanish date FECHAS, so Spanish dates keep DATE, as in the date rule.
+# birth date (every such pair in the French training corpora: 10 of 10); not applied to Spanish,
+# where no corpus says so (a Spanish birth date is told by its field: ``birth_cue_before``).
 _COMMA_GAP = re.compile(r"[ \t]*,[ \t]*")  # same line: a signature's date on the next line is not
 
 
 # "Date de sortie : 21-09-2088", "Date of discharge:": a field that names another date than the
-# birth ("Date de naissance" is the birth date's own field; Spanish dates are never told apart).
+# birth ("Date de naissance" is the birth date's own field). French and English fields only.
 _OTHER_DATE_FIELD = re.compile(
     r"\bdate\s+(?:de|d['’]|du|des|of)\s*(?:l['’]\s*|la\s+)?"
     r"(?!naissance|birth|mise\s+au\s+monde)[^\W\d][\w'’ ]{1,30}?\s*:\s*$", re.IGNORECASE

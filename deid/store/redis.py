@@ -48,10 +48,11 @@ _FAILOVER_ERRORS = (rexc.ClusterDownError, rexc.TryAgainError, rexc.MasterDownEr
                     rexc.ReadOnlyError, rexc.BusyLoadingError, rexc.ClusterError)
 _RETRYABLE_PREFIXES = ("BUSY", "LOADING", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "OOM")
 # The cluster client's own errors derive from ``RedisClusterException``, not ``RedisError``. While a
-# master is down and its replica not yet promoted, its topology refresh raises them ("All slots are
-# not covered", "cannot be connected", ``SlotNotCoveredError``): a failover to wait out. Only these
-# two say that our own command is wrong (keys across slots), which waiting cannot fix.
-_CLUSTER_USAGE_ERRORS = (rexc.CrossSlotTransactionError, rexc.InvalidPipelineStack)
+# master is down and its replica not yet promoted, its topology refresh raises these: a failover to
+# wait out. Its other ones (keys across slots, cluster mode off, a missing key) are a bug or a
+# misconfiguration that waiting cannot fix.
+_CLUSTER_FAILOVER_MESSAGES = ("All slots are not covered", "Redis Cluster cannot be connected",
+                              "No targets were found")
 
 
 def _load_script(name: str) -> str:
@@ -84,7 +85,7 @@ def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, (rexc.ConnectionError, rexc.TimeoutError, OSError, *_FAILOVER_ERRORS)):
         return True
     if isinstance(exc, rexc.RedisClusterException):
-        return not isinstance(exc, _CLUSTER_USAGE_ERRORS)
+        return isinstance(exc, rexc.SlotNotCoveredError) or str(exc).startswith(_CLUSTER_FAILOVER_MESSAGES)
     if isinstance(exc, rexc.ResponseError):
         return str(exc).upper().startswith(_RETRYABLE_PREFIXES)
     return False

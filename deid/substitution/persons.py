@@ -96,7 +96,7 @@ def new_name_word(ctx: NoteContext, word: str, avoid: set[str]) -> tuple[str, st
     reads. A later mention of the name renders the same surrogate. ``avoid`` (folded surrogates
     already drawn for this note) grows with the draw."""
     lang, rng, w = ctx.language, ctx.rng, fold(word)
-    avoid_all = avoid | ctx.name_words
+    avoid_all = avoid | ctx.name_words | {w}  # never the word itself
     if identity.is_given(word) and not identity.is_surname(word):
         g = identity.gender_of_given(word, lang) or rng.choice(GENDERS)
         letters = "".join(identity.title_initials(lang))
@@ -484,7 +484,8 @@ class PersonOperator(Operator):
             before "Jean Dupont"), that initial's surrogate name, or one with its letter if that
             name is of the other gender."""
             prior = get(_k(ctx, "initial", surname, original[:1])) if surname else None
-            if prior and " " not in prior and identity.gender_of_given(prior, lang) in (None, g):
+            if (prior and " " not in prior and identity.gender_of_given(prior, lang) in (None, g)
+                    and fold(prior) not in avoid):  # never one of this note's own names
                 return prior  # (already among ``taken``: its own entry was looked up)
             return draw_first(g, prior[:1] if prior else "")
 

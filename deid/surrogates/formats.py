@@ -10,8 +10,10 @@ from __future__ import annotations
 import random
 import re
 import string
+import unicodedata
 from collections.abc import Callable
 from datetime import date
+from itertools import groupby
 
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 
@@ -120,7 +122,7 @@ def identifier(rng: random.Random, original: str, birth: tuple[date, date] | Non
         if birth is not None and up[1:5] == birth[0].strftime("%y%m"):
             yymm = birth[1].strftime("%y%m")  # the surrogate birth date's, already in the note's story
         body = up[0] + yymm + f"{rng.randint(1, 95):02d}"
-        body = body.replace("20", "21", 1) if body[5:7] == "20" else body
+        body = body[:5] + "21" if body[5:7] == "20" else body  # department 20 is 2A/2B
         body += _rand_digits(rng, 3) + f"{rng.randint(1, 999):03d}"
         return reshape(original, body + nir_key(body))
     m = re.fullmatch(r"([XYZ]?)(\d{7,8})([A-Z])", up)
@@ -161,7 +163,11 @@ WEBMAIL_DOMAINS = frozenset({
     "gmx.fr", "gmx.de", "orange.fr", "wanadoo.fr", "free.fr", "sfr.fr", "laposte.net", "bbox.fr",
     "neuf.fr", "telefonica.net", "movistar.es",
 })
-_LOCAL_PIECES = re.compile(r"[^\W\d_]+|\d+|[^\w]|_")
+def _local_pieces(local: str) -> list[str]:
+    """Runs of letters, runs of decimal digits, and every other character alone ("²" included)."""
+    kinds = ["a" if c.isalpha() else "d" if c.isdecimal() else f"o{i}" for i, c in enumerate(local)]
+    runs = groupby(zip(local, kinds, strict=True), key=lambda x: x[1])
+    return ["".join(c for c, _ in run) for _, run in runs]
 
 
 def email(rng: random.Random, original: str, name: Callable[[str], str],
@@ -174,8 +180,9 @@ def email(rng: random.Random, original: str, name: Callable[[str], str],
     digits are drawn. An initial beside or glued to a surname ("c.rousseau", "jwhitaker" when
     ``glued("jwhitaker")``) becomes ``initial(letter, surname word)``'s first letter, the initial
     of that person's surrogate given name, else a drawn letter."""
-    local, _, domain = original.strip().rpartition("@")
-    tld = domain.rsplit(".", 1)[-1] if "." in domain else "fr"
+    local, _, domain = unicodedata.normalize("NFC", original.strip()).rpartition("@")
+    tld = domain.rsplit(".", 1)[-1] if "." in domain else ""
+    tld = tld if re.fullmatch(r"[A-Za-z]{2,6}", tld) else "fr"  # no "@": no domain to keep a part of
     new_local = _local_part(rng, local, name, initial, glued or (lambda w: False))
     if not new_local:
         new_local = f"{rng.choice(_WORDS)}{rng.randint(1, 99)}"
@@ -191,11 +198,11 @@ def _local_part(rng: random.Random, local: str, name: Callable[[str], str],
         given = initial(c.lower(), surname.lower()) if initial is not None and surname else None
         return _ascii(given)[:1] if given and _ascii(given) else rng.choice(string.ascii_lowercase)
 
-    pieces = _LOCAL_PIECES.findall(local)
+    pieces = _local_pieces(local)
     words = [p for p in pieces if p.isalpha() and len(p) > 1]
     out: list[str] = []
     for i, piece in enumerate(pieces):
-        if piece.isdigit():
+        if piece.isdecimal():
             out.append(_rand_digits(rng, len(piece)))
         elif piece.isalpha() and len(piece) == 1:  # "c.rousseau": the initial of the word after it
             after = next((p for p in pieces[i + 1:] if p.isalpha() and len(p) > 1), words[0] if words else "")
@@ -205,6 +212,8 @@ def _local_part(rng: random.Random, local: str, name: Callable[[str], str],
                 out.append(letter(piece[0], piece[1:]) + (_ascii(name(piece[1:])) or "x"))
             else:
                 out.append(_ascii(name(piece)) or rng.choice(_WORDS))
+        elif any(c.isalnum() for c in piece):  # "²", "½": nothing of the original is copied
+            out.append(rng.choice(string.ascii_lowercase))
         else:
             out.append(piece)
     return "".join(out)

@@ -447,3 +447,16 @@ async def test_a_cluster_client_error_that_lasts_becomes_store_unavailable() -> 
     with pytest.raises(StoreUnavailable, match="SlotNotCoveredError"):
         await store.lookup(P, [hx("v", 1)])
     assert client.calls == 4
+
+
+async def test_a_cluster_client_error_that_waiting_cannot_fix_is_not_retried() -> None:
+    """Keys across slots or a node without cluster mode are a bug or a misconfiguration: one
+    attempt, then StoreUnavailable, not minutes of retries."""
+    from redis.exceptions import RedisClusterException
+
+    errors: list[BaseException] = [RedisClusterException("Cluster mode is not enabled on this node")] * 5
+    client = _FailingOverTwice(fakeredis.FakeAsyncRedis(decode_responses=True), errors)
+    store = fast_store(client, max_retries=3)  # type: ignore[arg-type]
+    with pytest.raises(StoreUnavailable, match="refused"):
+        await store.lookup(P, [hx("v", 1)])
+    assert client.calls == 1

@@ -885,3 +885,18 @@ async def test_a_nir_encodes_the_surrogate_birth_year_and_month(seed: int) -> No
     n2 = build(["NIR : ", ("2 48 05 38 544 012 67", L.ID_SSN), "."])
     [c] = await run([n2], "fr", seed + 1, store=store)
     assert c[0] == b[2], (b, c)
+
+
+@pytest.mark.parametrize("seed", range(40))
+async def test_no_original_name_word_survives_an_email_or_an_initial_first_person(seed: int) -> None:
+    """Found by review: a reused initial could be the true given name ("J. Dupont" -> "J.
+    Jean..."), a new e-mail word could be drawn as itself, a "²" was copied as written."""
+    store = InMemoryStore()
+    await run([build(["Vu par le Dr ", ("J. Dupont", L.STAFF), "."])], "fr", seed, store=store)
+    [b] = await run([build(["Vu par le Dr ", ("Jean Dupont", L.STAFF), " et ",
+                            ("adrienne.zqxw@gmail.com", L.EMAIL), " ; ", ("claire²rousseau@chu.fr", L.EMAIL),
+                            " ; ", ("claire.rousseau", L.EMAIL)])], "fr", seed + 1, store=store)
+    words = set(re.findall(r"[^\W\d_]+", " ".join(b).lower()))
+    assert not words & {"jean", "dupont", "adrienne", "zqxw", "claire", "rousseau"}, b
+    assert "²" not in " ".join(b), b
+    assert b[3].endswith(".fr"), b  # no "@": no original word taken for a domain
