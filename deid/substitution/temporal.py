@@ -85,12 +85,13 @@ def patient_birth(ctx: NoteContext, memo: Mapping[str, str]) -> tuple[date, date
     drawn for this note; read by the operators that draw after this one, as a NIR's birth year
     and month); None otherwise. The true day never leaves the process."""
     anchor = memo.get(ctx.key(Label.BIRTH_DATE, _BIRTH_ANCHOR))
-    fake = _fake_day(memo.get(anchor)) if anchor else None
-    if anchor is None or fake is None:
+    if anchor is None:
         return None
     st: _State | None = ctx.shared.get("temporal.state")
     point = ctx.shared.get("temporal.pending", {}).get(anchor) or (st.by_key.get(anchor) if st else None)
-    return (date.fromordinal(point.true), fake) if point is not None else None
+    # the timeline's point holds both days; the birth date's own entry is only looked up by a
+    # note that mentions it
+    return (date.fromordinal(point.true), date.fromordinal(point.fake)) if point is not None else None
 
 
 @register("temporal")

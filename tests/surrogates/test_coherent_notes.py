@@ -900,3 +900,15 @@ async def test_no_original_name_word_survives_an_email_or_an_initial_first_perso
     assert not words & {"jean", "dupont", "adrienne", "zqxw", "claire", "rousseau"}, b
     assert "²" not in " ".join(b), b
     assert b[3].endswith(".fr"), b  # no "@": no original word taken for a domain
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_a_nir_in_a_later_note_with_a_date_follows_the_birth_date_of_the_history(seed: int) -> None:
+    """Found by review: the birth date in note 1, the NIR in note 2 (which has a date, so the
+    patient's timeline is read): the NIR still encodes the surrogate birth year and month."""
+    store = InMemoryStore()
+    [a] = await run([build(["Née le ", ("14/05/1948", L.BIRTH_DATE), "."])], "fr", seed, store=store)
+    n2 = build(["Vue le ", ("02/03/2021", L.DATE), ". NIR : ", ("2 48 05 38 544 012 67", L.ID_SSN)])
+    [b] = await run([n2], "fr", seed + 1, store=store)
+    _, m, y = a[0].split("/")
+    assert b[1].replace(" ", "")[1:5] == y[2:] + m, (a, b)
