@@ -479,13 +479,16 @@ class PersonOperator(Operator):
             taken.add(fold(v))
             return v
 
+        reused: set[str] = set()
+
         def draw_given(g: str, surname: str | None, original: str) -> str:
             """A person's first given name; when the history wrote them as an initial ("J. Dupont"
             before "Jean Dupont"), that initial's surrogate name, or one with its letter if that
             name is of the other gender."""
             prior = get(_k(ctx, "initial", surname, original[:1])) if surname else None
             if (prior and " " not in prior and identity.gender_of_given(prior, lang) in (None, g)
-                    and fold(prior) not in avoid):  # never one of this note's own names
+                    and fold(prior) not in avoid and fold(prior) not in reused):  # fmt: skip
+                reused.add(fold(prior))  # "Jean" and "Jacques Dupont": one of them takes it
                 return prior  # (already among ``taken``: its own entry was looked up)
             return draw_first(g, prior[:1] if prior else "")
 

@@ -912,3 +912,14 @@ async def test_a_nir_in_a_later_note_with_a_date_follows_the_birth_date_of_the_h
     [b] = await run([n2], "fr", seed + 1, store=store)
     _, m, y = a[0].split("/")
     assert b[1].replace(" ", "")[1:5] == y[2:] + m, (a, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_two_people_with_one_surname_and_initial_do_not_share_the_initials_name(seed: int) -> None:
+    """Found by review: "J. Dupont" in the history, then "Jean Dupont ... son frère Jacques
+    Dupont": both took the initial's surrogate and became one name."""
+    store = InMemoryStore()
+    await run([build(["Vu par ", ("J. Dupont", L.PATIENT), "."])], "fr", seed, store=store)
+    n2 = build([("M. Jean Dupont", L.PATIENT), " et son frère ", ("Jacques Dupont", L.RELATIVE)])
+    [b] = await run([n2], "fr", seed + 1, store=store)
+    assert b[0].split(" ")[1] != b[1].split(" ")[0], b
