@@ -179,12 +179,22 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             raise CliError(f"cannot open the memo file {args.store}: {reason}") from None
-    rng = random.Random(args.seed) if args.seed is not None else None
+    else:
+        # no memo file: one in-memory memo for the whole run, so that the notes of one patient
+        # (--jsonl with a shared "patient", or several files) keep one set of surrogates
+        store = getattr(args, "run_store", None)
+        if store is None:
+            from deid.store.memory import InMemoryStore
+
+            store = args.run_store = InMemoryStore()
+    rng = getattr(args, "run_rng", None)
+    if rng is None and args.seed is not None:
+        rng = args.run_rng = random.Random(args.seed)
     note = deidentify_text(text, spans, lang or args.lang, doc_date or args.date, strategy=args.strategy,
                            rng=rng, store=store, patient_id=patient, locale=args.locale,
                            date_order=args.date_order,
                            event_id=f"cli:{patient}:{hash_text(text)}")
-    if store is not None:
+    if args.store is not None:
         asyncio.run(store.close())
     return note.text, [
         {"start": s.start, "end": s.end, "label": s.label, "category": Label(s.label).category.value,

@@ -6,20 +6,29 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
    titles, articles, separators trimmed off the model's spans; whole French addresses are not
    split here. A span the convention has no place for (a title alone, "today", an article) is
    kept as ``Label.PHI``.
-2. ``plausible`` (model spans): dates widened over the number they cut, a name grown over the
+2. ``measurements`` (model spans): a date its context proves a score or a measurement ("EVA
+   4/10", "TA 13/8", "23/30", "off work 2/52"), and a score's name read as a person ("EVA"),
+   are dropped (``deid.detection.measures``): the one step that drops, on proof, not on doubt.
+3. ``plausible`` (model spans): dates widened over the number they cut, a name grown over the
    initial glued before it; a span no reading of the text supports (a score written like a date,
    an elided article alone, a generic public service, "family" of "family doctor", a blood gas or
    a clock time read as a date) is kept as ``Label.PHI`` (``deid.detection.plausibility``).
-3. ``merge`` (rules + model): the recall-first merge of ``deid.detection.merge``: overlapping
+4. ``merge`` (rules + model): the recall-first merge of ``deid.detection.merge``: overlapping
    spans become one over the union of their characters, or the rules' exact extent plus what
    else the model flagged; no flagged alphanumeric character is lost.
-4. ``hospital_towns``: a hospital right after another one and a comma is its town
+5. ``extents``: a span grown over the parts of what it names left beside it: an identifier's or
+   a town's hyphenated parts, a house number, the rest of a person's name (a known given name,
+   an initial) (``deid.detection.extents``).
+6. ``name_echoes``: a name found once is a name wherever its words, a nickname, a pet form or its
+   initials appear again in the note (``deid.detection.echoes``): spans added, never removed.
+7. ``hospital_towns``: a hospital right after another one and a comma is its town
    (``deid.detection.relabel``): a relabel.
-5. ``birth_dates``: a date its field or verb names a birth date ("Fecha de nacimiento:", "née le",
+8. ``birth_dates``: a date its field or verb names a birth date ("Fecha de nacimiento:", "née le",
    "DOB:"; every language) or, in French and English, right after a person's name and a comma is
    a birth date; a birth date in a field named for another date is a date: a relabel.
 
-Recall first: no step drops a span that a recognizer or the model found. A span a step doubts
+Recall first: no step but ``measurements`` drops a span that a recognizer or the model found
+(that one drops on proof, not on doubt). A span a step doubts
 is downgraded to the generic ``Label.PHI`` and still replaced; trimming removes only
 whitespace, separators, titles and articles (``tests/core/test_detection_pipeline.py`` feeds
 every step a span it doubts and checks every alphanumeric character is still covered).
@@ -35,6 +44,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from deid.detection.convention import conform
+from deid.detection.echoes import echo_names
+from deid.detection.extents import whole_extents
+from deid.detection.measures import drop_measurements
 from deid.detection.merge import merge
 from deid.detection.plausibility import plausible
 from deid.detection.relabel import tell_birth_dates, tell_hospital_towns
@@ -70,6 +82,10 @@ def _conform(s: Spans) -> Spans:
     return replace(s, model=tuple(conform(s.model, s.text, doubtful=DOUBTFUL)))
 
 
+def _measurements(s: Spans) -> Spans:
+    return replace(s, model=tuple(drop_measurements(s.model, s.text, s.language)))
+
+
 def _plausible(s: Spans) -> Spans:
     return replace(s, model=tuple(plausible(s.model, s.text)))
 
@@ -87,8 +103,13 @@ def _after_merge(fn: Callable[[Spans], list[Span]]) -> Callable[[Spans], Spans]:
 
 PIPELINE: tuple[Step, ...] = (
     Step("conform", _conform, "model spans under the span convention; doubtful ones kept as PHI"),
+    Step("measurements", _measurements, "model dates proven scores or measurements dropped"),
     Step("plausible", _plausible, "model dates widened, initials joined; implausible ones kept as PHI"),
     Step("merge", _merge, "rules and model merged recall first"),
+    Step("extents", _after_merge(lambda s: whole_extents(s.merged or (), s.text, s.language)),
+         "spans grown over the glued parts, house numbers and name parts beside them"),
+    Step("name_echoes", _after_merge(lambda s: echo_names(s.merged or (), s.text, s.language)),
+         "a detected name's words, nicknames, pet forms and initials wherever they appear again"),
     Step("hospital_towns", _after_merge(lambda s: tell_hospital_towns(s.merged or (), s.text)),
          "a hospital after a hospital and a comma is its town"),
     Step("birth_dates", _after_merge(lambda s: tell_birth_dates(s.merged or (), s.text, s.language)),

@@ -1,7 +1,8 @@
 """One home for detection (``deid.detection``): the ordered pipeline of named steps, recall first.
 
-No step drops a span that the model or a rule found: each step is fed a span it doubts and must
-hand it on (downgraded to the generic PHI label where it doubts it), every alphanumeric
+No step but ``measurements`` drops a span that the model or a rule found (that one drops a date
+its context proves a score or a measurement): each step is fed a span it doubts and must hand it on
+(downgraded to the generic PHI label where it doubts it), every alphanumeric
 character still covered; and a doubtful span comes out of the whole detector replaced.
 """
 
@@ -35,7 +36,7 @@ DOUBTED_BY_CONFORM = [
     ("Date : le", ("le", Label.DATE)),  # an article alone
 ]
 DOUBTED_BY_PLAUSIBLE = [
-    ("Douleur évaluée à 7/10 ce jour", ("7/10", Label.DATE)),  # a score written like a date
+    ("Apgar 9/10/10 à la naissance", ("9/10/10", Label.DATE)),  # a score written like a date
     ("Le père L'enfant est scolarisé", ("L'", Label.PERSON)),  # an elided article alone
     ("colis fourni par le CCAS hier", ("CCAS", Label.ORG)),  # a generic public service
     ("adressé par son médecin de famille", ("famille", Label.RELATIVE)),  # a family doctor
@@ -43,9 +44,11 @@ DOUBTED_BY_PLAUSIBLE = [
 
 
 def test_the_pipeline_is_ordered_and_named() -> None:
-    assert STEP_NAMES == ("conform", "plausible", "merge", "hospital_towns", "birth_dates")
+    assert STEP_NAMES == ("conform", "measurements", "plausible", "merge", "extents", "name_echoes",
+                          "hospital_towns", "birth_dates")
     assert all(step.what for step in PIPELINE)
-    assert [s.name for s in without("conform", "plausible")] == ["merge", "hospital_towns", "birth_dates"]
+    assert [s.name for s in without("conform", "plausible")] == [
+        "measurements", "merge", "extents", "name_echoes", "hospital_towns", "birth_dates"]
     with pytest.raises(ValueError):
         without("merge")
 
@@ -132,11 +135,20 @@ def test_a_doubted_birth_date_after_the_first_name_eva_is_still_replaced() -> No
 
 
 def test_a_doubtful_score_span_is_replaced_by_substitution() -> None:
-    text = "Douleur évaluée à 7/10 ce jour"
-    det = HybridDetector(RuleDetector(), _Model([at(text, "7/10", Label.DATE)]))
+    text = "Apgar 9/10/10 à la naissance"
+    det = HybridDetector(RuleDetector(), _Model([at(text, "9/10/10", Label.DATE)]))
     (spans,) = det.detect([text], ["fr"])
     assert [s.label for s in spans] == [Label.PHI]
-    assert "7/10" not in _replaced(text, spans)
+    assert "9/10/10" not in _replaced(text, spans)
+
+
+def test_a_date_its_context_proves_a_score_is_dropped_and_the_value_kept() -> None:
+    text = "Douleur évaluée à 7/10 ce jour, TA 13/8, MMSE 23/30"
+    model = [at(text, w, Label.DATE) for w in ("7/10", "13/8", "23/30")]
+    det = HybridDetector(RuleDetector(), _Model(model))
+    (spans,) = det.detect([text], ["fr"])
+    assert spans == []
+    assert _replaced(text, spans) == text
 
 
 @pytest.mark.parametrize("first", ["deid.rules", "deid.merge", "deid.detection", "deid.convention",

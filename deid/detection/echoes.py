@@ -1,0 +1,187 @@
+"""A name found once in a note is a name wherever its words appear again in that note (issue 29).
+
+Notes name a person in full once, then by a part ("Mme DURAND Paulette ... Paulette a bien
+dormi"), a nickname ("Robert ... Bob tolerated his diet"), a pet form ("Amparo ... Amparín",
+"Pierre ... Pierrot", "Remedios ... Reme") or initials ("Thomas Walker ... TW"). The model finds
+the full name and often misses the rest; every miss is a leak. This step adds a span of the same
+label over each later occurrence that no span covers:
+
+- **the same word**: any word of two letters or more of a detected name, titles and particles
+  aside;
+- **a nickname** of a detected given name, or the given name of a detected nickname, from the
+  English nickname table of the ``nicknames`` package (Apache-2.0);
+- **a pet form** of a detected given name: its first four letters or more ("Reme", "Manu"), or
+  its stem with a diminutive ending ("Amparín", "Pierrot", "Juanito");
+- **initials**: the capitals of a detected name of two or three words ("TW").
+
+Safeguards for words that are also common words: an occurrence in lower case counts only when
+the note writes a detected name in lower case too; a name that is also a common English word
+("Will", "Bill", "Rose", "May") counts only capitalised and not at the start of a sentence.
+A name span the model flagged alone and doubtfully (one word, score under 0.8) or an acronym of
+four capitals or fewer spreads nothing: a misread abbreviation must not be replaced everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from importlib import resources
+
+from deid.labels import Category, Label
+from deid.spans import Span
+
+SOURCE = "echo"
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TITLES_AND_PARTICLES = frozenset({
+    "dr", "dra", "drs", "mme", "mmes", "mlle", "mr", "mrs", "ms", "miss", "mx", "pr", "prof", "sr",
+    "sra", "srta", "dña", "dna", "don", "dona", "madame", "monsieur", "docteur", "doctor", "doctora",
+    "professeur", "professor", "señor", "señora", "senor", "senora", "sir", "lady", "md", "phd", "rn",
+    "np", "pa", "do", "dds", "jr", "iii", "ii",
+    "de", "du", "des", "del", "della", "la", "le", "les", "los", "las", "van", "von", "der", "den",
+    "da", "di", "dos", "das", "y", "e", "et", "and", "mc", "st", "ste", "san", "santa", "el", "al",
+    "bin", "ben", "ibn", "abu", "ter", "ten", "op",
+})  # fmt: skip
+# Given names and nicknames that are common English words: matched capitalised, mid-sentence.
+_COMMON_ENGLISH = frozenset({
+    "will", "bill", "art", "pat", "sue", "don", "ray", "dick", "rob", "jack", "mark", "may", "rich",
+    "frank", "grant", "hope", "joy", "faith", "rose", "grace", "patience", "summer", "april", "june",
+    "august", "eve", "gene", "sandy", "rusty", "bud", "chip", "chuck", "cliff", "dawn", "sky", "ivy",
+    "holly", "lily", "daisy", "olive", "pearl", "ruby", "amber", "crystal", "destiny", "honey",
+    "hunter", "carter", "mason", "walker", "cook", "baker", "nick", "val", "penny", "ginger",
+    "sunny", "norm", "ben", "max", "sol", "win", "wade", "lance", "drew", "rock", "sonny", "trinity",
+    "major", "earl", "king", "duke", "prince", "young", "white", "black", "brown", "green", "gray",
+})  # fmt: skip
+_DIMINUTIVES = ("ito", "ita", "illo", "illa", "ín", "ina", "ot", "otte", "ette", "ou", "ie", "y", "i", "in")
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\n\s*[-*•])\s*$")
+
+
+def _fold(s: str) -> str:
+    s = unicodedata.normalize("NFKD", s)
+    return "".join(c for c in s if not unicodedata.combining(c)).casefold()
+
+
+@lru_cache(maxsize=1)
+def _given_names() -> frozenset[str]:
+    """Folded given names of every gender and language the project knows."""
+    data = resources.files("deid.data")
+    names: set[str] = set()
+    wide = json.loads(data.joinpath("given_genders.json").read_text(encoding="utf-8"))
+    per_lang = json.loads(data.joinpath("names.json").read_text(encoding="utf-8"))
+    for table in (wide, *per_lang.values()):
+        for key in ("male", "female"):
+            names.update(_fold(n) for n in table.get(key, []))
+    return frozenset(names)
+
+
+@lru_cache(maxsize=1)
+def _nicknamer():  # type: ignore[no-untyped-def]
+    from nicknames import NickNamer
+
+    return NickNamer()
+
+
+def _nickname_forms(given: str) -> set[str]:
+    namer = _nicknamer()
+    forms = set(namer.nicknames_of(given)) | set(namer.canonicals_of(given))
+    return {_fold(f) for f in forms if len(f) >= 3}
+
+
+def _pet_form_of(word: str, given: str) -> bool:
+    """``word`` (folded) is a truncation or a diminutive of the given name ``given`` (folded)."""
+    if word == given or len(given) < 4:
+        return False
+    if len(word) >= 4 and given.startswith(word) and len(word) * 2 >= len(given):
+        return True
+    stem = given.rstrip("aeiouy") or given
+    return len(stem) >= 3 and any(word == stem + _fold(end) for end in _DIMINUTIVES)
+
+
+def _initials(words: Sequence[str]) -> str | None:
+    parts = [w for w in words if _fold(w) not in _TITLES_AND_PARTICLES]
+    if not 2 <= len(parts) <= 3:
+        return None
+    return "".join(w[0] for w in parts).upper()
+
+
+def _spreads(span: Span, words: Sequence[str]) -> bool:
+    if len(words) == 1 and span.score < 0.8:
+        return False
+    return not (len(words) == 1 and words[0].isupper() and len(words[0]) <= 4)
+
+
+def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
+    """``spans`` plus a span over each uncovered occurrence of a detected name's words, nicknames,
+    pet forms and initials (module docstring)."""
+    spans = sorted(spans, key=lambda s: (s.start, s.end))
+    words: dict[str, Label] = {}  # folded name word -> label of its first person
+    forms: dict[str, Label] = {}  # folded nickname or pet-form candidate -> label
+    initials: dict[str, Label] = {}
+    given: dict[str, Label] = {}
+    lower_names = False
+    for s in spans:
+        if s.label.category is not Category.PER:
+            continue
+        found = _WORD.findall(text, s.start, s.end)
+        if not found or not _spreads(s, found):
+            continue
+        for w in found:
+            f = _fold(w)
+            if len(f) < 2 or f in _TITLES_AND_PARTICLES:
+                continue
+            if w.islower():
+                lower_names = True
+            words.setdefault(f, s.label)
+            if f in _given_names():
+                given.setdefault(f, s.label)
+                for nick in _nickname_forms(f):
+                    forms.setdefault(nick, s.label)
+        if (ini := _initials(found)) is not None:
+            initials.setdefault(ini, s.label)
+    if not words:
+        return spans
+    taken = [(s.start, s.end) for s in spans]
+    added: list[Span] = []
+    for m in _WORD.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        w = m.group()
+        label = _echo_label(w, words, forms, given, initials)
+        if label is None or not _plausible_occurrence(w, text, m.start(), lower_names):
+            continue
+        added.append(Span(m.start(), m.end(), label, SOURCE, 1.0))
+    return sorted([*spans, *added], key=lambda s: (s.start, s.end))
+
+
+def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label], given: dict[str, Label],
+                initials: dict[str, Label]) -> Label | None:
+    f = _fold(w)
+    if f in _TITLES_AND_PARTICLES:
+        return None
+    if len(f) >= 2 and f in words and (len(f) > 2 or w[0].isupper()):
+        return words[f]
+    if w.isupper() and w in initials:
+        return initials[w]
+    if not w[0].isupper():
+        return None
+    if f in forms:
+        return forms[f]
+    for g, label in given.items():
+        if _pet_form_of(f, g):
+            return label
+    if f in _given_names():  # the given name of a detected pet form ("Amparín", then "Amparo")
+        for known, label in words.items():
+            if _pet_form_of(known, f):
+                return label
+    return None
+
+
+def _plausible_occurrence(w: str, text: str, start: int, lower_names: bool) -> bool:
+    if w.islower() and not lower_names:
+        return False
+    if _fold(w) in _COMMON_ENGLISH:
+        sentence_start = _SENTENCE_END.search(text, max(0, start - 4), start) is not None
+        return w[0].isupper() and not w.isupper() and not sentence_start
+    return True

@@ -1,0 +1,128 @@
+"""A span covers the whole of what it names: parts left beside it are grown in (issue 29).
+
+A part left outside a span is copied into the output as it is: a leak however well the rest is
+replaced. Seen on notes written by others ("ECH24-[QID]", "Vandœuvre-lès-[LOC]", "2 [LOC]" for
+"2 Mill Lane", "[PER], REMEDIOS", "Aimee [PER]", "[PER] E"). Each rule is a property of how
+these things are written, not of one corpus:
+
+- **identifiers and places glued by a hyphen or a slash**: an identifier's prefix or suffix
+  ("ECH24-", "-4471"), a compound town's other words ("Vandœuvre-lès-", "Nuits-");
+- **a house number** before a street (English, French: "2 Mill Lane", "12 bis rue ...", "7/2
+  Baxter Park Terrace", "Flat 2, 41 ...") or after it (Spanish: "Calle Pureza 45, 3º B");
+- **the rest of a person's name**: a given name the name tables know just before or after a
+  detected name ("Aimee Dupuis", "ROMERO GARCÍA Amparo", "OCAÑA VILLALBA, REMEDIOS"), and a lone
+  capital initial right after one ("FENNIMORE, ROSE E", "Pruitt, Savannah L").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from deid.labels import Category
+from deid.spans import Span
+
+_GLUED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)*")
+_NUMBER_BEFORE = re.compile(
+    r"(?:(?:flat|apt|apartment|unit|suite)\s+\w{1,4},?\s+)?\b\d{1,5}(?:/\d{1,3})?[A-Za-z]?"
+    r"(?:\s?(?:bis|ter))?,?\s+$", re.IGNORECASE)
+_NUMBER_AFTER = re.compile(
+    r",?\s+(?:n[º°o]\.?\s*)?\d{1,5}(?:\s?-\s?\d{1,5})?[A-Za-z]?"
+    r"(?:,?\s+(?:\d{1,2}\s?[º°ªo]\.?(?:\s?[A-Za-z]{1,5}\.?)?|bajo(?:\s+(?:izq|izda|dcha|drcha)\.?)?"
+    r"|(?:esc|bloque|portal|piso|pta|puerta)\.?\s*\w{1,3}))*")
+_NAME_WORD_BEFORE = re.compile(r"(?<![^\W_])([^\W\d_]{2,})(,?[ \t]+)$")
+_NAME_WORD_AFTER = re.compile(r"(,?[ \t]+)([^\W\d_]{2,})\b")
+_INITIAL_AFTER = re.compile(r"[ \t]([A-Z])\.?(?=\s|$|[,;)])")
+
+
+def _given_name(word: str) -> bool:
+    from deid.detection.echoes import _fold, _given_names
+
+    return _fold(word) in _given_names()
+
+
+def _same_case_style(word: str, name: str) -> bool:
+    """The word is written as the name is: capitals with capitals, capitalised otherwise."""
+    if name.isupper() and len(name) > 1:
+        return word.isupper()
+    return word[0].isupper()
+
+
+def _grow_person(span: Span, text: str) -> Span:
+    name = text[span.start : span.end]
+    start, end = span.start, span.end
+    if name.endswith("."):
+        return span  # a name that ends a sentence: the next word starts another one
+    before = _NAME_WORD_BEFORE.search(text, max(0, start - 30), start)
+    if before and _given_name(before[1]) and _same_case_style(before[1], name) and "\n" not in before[2]:
+        start = before.start(1)
+    after = _NAME_WORD_AFTER.match(text, end)
+    if after and _given_name(after[2]) and _same_case_style(after[2], name) and "\n" not in after[1]:
+        end = after.end(2)
+    initial = _INITIAL_AFTER.match(text, end)
+    if initial and name.count(" ") + name.count(",") >= 1:
+        end = initial.end(1) + (1 if text[initial.end(1) : initial.end(1) + 1] == "." else 0)
+    return Span(start, end, span.label, span.source, span.score)
+
+
+def _grow_glued(span: Span, text: str) -> Span:
+    """The span grown to the whole of each hyphen- or slash-glued token it touches."""
+    start, end = span.start, span.end
+    lo, hi = max(0, start - 32), min(len(text), end + 32)
+    for m in _GLUED.finditer(text, lo, hi):
+        if (m.start() < end and start < m.end()) or (m.end() == start and text[start] in "-/") \
+                or (m.start() == end and text[end - 1] in "-/"):
+            whole = (m.start() > lo or lo == 0) and (m.end() < hi or hi == len(text))
+            if whole:  # a token the window cuts is too long to be one identifier
+                start, end = min(start, m.start()), max(end, m.end())
+    return Span(start, end, span.label, span.source, span.score)
+
+
+def _grow_street(span: Span, text: str, language: str) -> Span:
+    start, end = span.start, span.end
+    before = text[max(0, start - 30) : start]
+    if not re.search(r"\d", text[start : min(end, start + 6)]):
+        m = _NUMBER_BEFORE.search(before)
+        if m and language in ("en", "fr"):
+            start = start - (len(before) - m.start())
+    if language == "es" and not re.search(r"\d", text[max(start, end - 6) : end]):
+        m = _NUMBER_AFTER.match(text, end)
+        if m and m.end() > end:
+            end = m.end()
+    return Span(start, end, span.label, span.source, span.score)
+
+
+def whole_extents(spans: Iterable[Span], text: str, language: str) -> list[Span]:
+    """``spans`` grown over the parts of what they name left beside them (module docstring);
+    a span never shrinks, and one grown into another is merged by the caller's resolution."""
+    out = []
+    for s in spans:
+        cat = s.label.category
+        if cat is not Category.DATE and any(c.isdigit() for c in text[s.start : s.end]):
+            s = _grow_glued(s, text)
+        if cat is Category.LOC:
+            s = _grow_glued(s, text)
+            if s.label.value == "STREET":
+                s = _grow_street(s, text, language)
+        elif cat is Category.PER:
+            s = _grow_person(s, text)
+        out.append(s)
+    return _merge_touching(out)
+
+
+def _merge_touching(spans: list[Span]) -> list[Span]:
+    """Spans of one label that now overlap become one (the earlier one's source and score)."""
+    spans.sort(key=lambda s: (s.start, s.end))
+    merged: list[Span] = []
+    for s in spans:
+        if merged and merged[-1].label == s.label and s.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Span(last.start, max(last.end, s.end), last.label, last.source, last.score)
+        elif merged and s.start < merged[-1].end:
+            # two labels overlap after growing: keep the earlier, cut the later to what is left
+            last = merged[-1]
+            if s.end > last.end:
+                merged.append(Span(last.end, s.end, s.label, s.source, s.score))
+        else:
+            merged.append(s)
+    return merged

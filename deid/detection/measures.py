@@ -1,0 +1,116 @@
+"""Numbers the text proves are scores or measurements, never dates (issue 29).
+
+The model reads any "a/b" as a date: a pain score "7/10", a strength "4/5", blood pressure "13/8",
+a ventilator setting "10/5", an MMSE "23/30", a British "off work 2/52". A date moved or masked
+there makes the note clinically false. A model date (or a score's name read as a person, "EVA")
+is dropped only when its context proves a measurement:
+
+- **no date holds its numbers**: two numbers with no year that are no day and month in either
+  order ("23/30", "102/61", "3/52");
+- **a score's or a measurement's name** just before it on its line ("EVA 4/10", "TA 13/8",
+  "Strength 4/5", "PEEP 10/5", "Schober 15/10", "GCS 14/15"), words of the same kind between
+  ("pain 7/10 this am" is read up to the score's name, not across a sentence);
+- **the same scale again**: a mark out of the maximum of a proven score earlier on the same line
+  ("pain 7/10 this am, 3/10 after dilaudid");
+- **British duration notation** ("2/52" weeks, "6/12" months, "3/7" days) after "for", "in",
+  "within", "over", "x" or before "ago", in English notes.
+
+A date with a year, or any span the rules made, is never touched: the rules carry their own score
+check (``deid.rules.dates.is_score``). A mark whose maximum is no known scale stays a date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from deid.labels import Category
+from deid.spans import Span
+
+# Names of scores and measurements written before their value, in French, Spanish and English.
+_NAMES = (
+    r"EVA|EN|ENS|EVN|EVS|ECPA|pain(?:\s+score)?|douleur|dolor|GCS|glasgow|MMSE|MoCA|folstein|"
+    r"force|fuerza|strength|power|motor|MRC|schober|TA|PA|BP|SBP|DBP|tension|pression|"
+    r"PEEP|PS|CPAP|BiPAP|IPAP|EPAP|vent(?:ilator)?|settings|A/?C|SIMV|PSV|AI|VS-?AI|"
+    r"acuity|AV|VA|apgar|barthel|tinetti|rankin|NIHSS|ECOG|karnofsky|braden|norton|"
+    r"score|escala|[ée]chelle|scale|cot[ée]e?\s+[àa]|[ée]valu[ée]e?\s+[àa]|rated|scored|"
+    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT"
+)
+# Between a name and its value: separators and a few linking words, and at most one other word
+# that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10"; not "Glasgow fait le
+# 12/10", where "le" introduces a date).
+_LINK = r"(?:\s*(?:[:=]|de|del|à|a|at|of|is|was|est|la)\b\s*|\s+)"
+_DATE_INTRODUCERS = r"(?:le|el|on|du|del|au|al|since|depuis|desde|from|until|jusqu|del|fait|done|vu|seen)"
+_NAME_BEFORE = re.compile(
+    rf"(?:^|[^\w/])(?:{_NAMES}){_LINK}*(?:(?!{_DATE_INTRODUCERS}\b)[^\W\d_]{{2,20}}{_LINK}+)?[:=]?\s*$",
+    re.IGNORECASE,
+)
+_RATIO = re.compile(r"(\d{1,3})\s?/\s?(\d{1,3})")
+_SCALES = frozenset({3, 4, 5, 8, 9, 10, 12, 15, 20, 24, 30, 40, 50, 100})
+_UK_DURATIONS = frozenset({7, 12, 52})
+_UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*)$", re.IGNORECASE)
+_UK_AFTER = re.compile(r"\s*(?:ago|later|hx|history|post|previously)\b", re.IGNORECASE)
+_SCORE_NAME_WORD = re.compile(rf"(?:{_NAMES})", re.IGNORECASE)
+
+
+def _line_before(text: str, start: int, width: int = 40) -> tuple[int, str]:
+    line = text.rfind("\n", max(0, start - width), start) + 1 or max(0, start - width)
+    return line, text[line:start]
+
+
+def _no_day_month(a: int, b: int) -> bool:
+    return not ((1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31))
+
+
+def measurement(text: str, start: int, end: int, language: str) -> bool:
+    """Whether ``text[start:end]`` (an "a/b" without a year) is proven a score or measurement."""
+    m = _RATIO.fullmatch(text, start, end)
+    if m is None:
+        return False
+    a, b = int(m[1]), int(m[2])
+    if _no_day_month(a, b):
+        return True
+    line, before = _line_before(text, start)
+    if _NAME_BEFORE.search(before):  # a blood pressure or a Schober index reads high over low
+        return True
+    if b in _SCALES and a <= b and _same_scale_before(text, line, start, b):
+        return True
+    if language == "en" and b in _UK_DURATIONS and a < b:
+        return bool(_UK_BEFORE.search(text, max(0, start - 12), start) or _UK_AFTER.match(text, end))
+    return False
+
+
+def _same_scale_before(text: str, line: int, start: int, scale: int) -> bool:
+    """An earlier mark out of ``scale`` on this line that is itself proven by a score's name."""
+    for m in _RATIO.finditer(text, line, start):
+        if int(m[2]) == scale and int(m[1]) <= scale:
+            prefix = text[line : m.start()]
+            if _NAME_BEFORE.search(prefix):
+                return True
+    return False
+
+
+def _score_name_read_as_person(span: Span, text: str, language: str) -> bool:
+    """ "EVA" of "EVA 4/10", "Schober" of "Schober 15/10": a score's name read as a person's."""
+    word = text[span.start : span.end]
+    if span.label.category is not Category.PER:
+        return False
+    if not _SCORE_NAME_WORD.fullmatch(word):
+        return False
+    m = re.match(r"\s*[:=]?\s*(\d{1,3}\s?/\s?\d{1,3})", text[span.end : span.end + 16])
+    if m is None:
+        return False
+    s = span.end + m.start(1)
+    return measurement(text, s, s + len(m[1]), language)
+
+
+def drop_measurements(spans: Iterable[Span], text: str, language: str) -> list[Span]:
+    """The model's ``spans`` less the dates (and score names) their context proves measurements."""
+    out = []
+    for span in spans:
+        if span.label.category is Category.DATE and measurement(text, span.start, span.end, language):
+            continue
+        if _score_name_read_as_person(span, text, language):
+            continue
+        out.append(span)
+    return out

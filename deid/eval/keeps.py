@@ -1,0 +1,62 @@
+"""What each profile keeps on purpose: the one table the audit reads (``deid audit``).
+
+A gold PHI value whose letters or digits survive in the output is a leak unless this table says
+the profile keeps that part of it. ``docs/PRIVACY.md`` prints the same table
+(``markdown_table``); a test holds the two equal.
+
+Parts:
+- ``year``: the year of a date (a four-digit run that is the date's true year);
+- ``age<90``: an age under 90 years, whole;
+- ``zip3``: the first three digits of a US ZIP code;
+- ``state``: a region, state, province or country as a whole (``LOCATION``, ``COUNTRY``);
+- ``weekday``: the name of a weekday (only with no day number: "last Monday").
+"""
+
+from __future__ import annotations
+
+KEPT_ON_PURPOSE: dict[str, dict[str, frozenset[str]]] = {
+    "placeholder": {},
+    "dp": {
+        "LOCATION": frozenset({"state"}),
+        "COUNTRY": frozenset({"state"}),
+    },
+    "random": {
+        "AGE": frozenset({"age<90"}),
+        "DATE": frozenset({"weekday"}),
+        "LOCATION": frozenset({"state"}),
+        "COUNTRY": frozenset({"state"}),
+    },
+    "safe-harbor": {
+        "DATE": frozenset({"year"}),
+        "BIRTH_DATE": frozenset({"year"}),
+        "AGE": frozenset({"age<90"}),
+        "POSTCODE": frozenset({"zip3"}),
+        "LOCATION": frozenset({"state"}),
+        "COUNTRY": frozenset({"state"}),
+    },
+}
+
+WHY = {
+    "year": "HIPAA Safe Harbor keeps years of dates (of people under 90)",
+    "age<90": "ages under 90 are not identifying under HIPAA; i2b2 practice keeps them",
+    "zip3": "Safe Harbor keeps the first three digits of a ZIP code of more than 20,000 people",
+    "state": "regions, states and countries are above the place granularity the profiles replace",
+    "weekday": "one secret shift per patient keeps weekdays apart from the day number",
+}
+
+
+def kept(profile: str, label: str) -> frozenset[str]:
+    return KEPT_ON_PURPOSE.get(profile, {}).get(label, frozenset())
+
+
+def markdown_table() -> str:
+    """The table as ``docs/PRIVACY.md`` prints it."""
+    labels = sorted({lab for table in KEPT_ON_PURPOSE.values() for lab in table})
+    head = "| label | " + " | ".join(KEPT_ON_PURPOSE) + " |"
+    rule = "|---|" + "---|" * len(KEPT_ON_PURPOSE)
+    rows = [
+        f"| {lab} | " + " | ".join(", ".join(sorted(t.get(lab, ()))) or "-" for t in KEPT_ON_PURPOSE.values())
+        + " |"
+        for lab in labels
+    ]
+    return "\n".join([head, rule, *rows])

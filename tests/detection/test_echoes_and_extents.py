@@ -1,0 +1,78 @@
+"""A name found once is replaced wherever it appears again; a span covers all of what it names."""
+
+from __future__ import annotations
+
+from deid.detection.echoes import echo_names
+from deid.detection.extents import whole_extents
+from deid.labels import Label
+from deid.spans import Span
+
+
+def _span(text: str, words: str, label: Label, nth: int = 0, score: float = 1.0) -> Span:
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(words, i + 1)
+    return Span(i, i + len(words), label, "ner", score)
+
+
+def _texts(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.label.value) for s in spans]
+
+
+def test_a_given_name_used_alone_later_is_a_name() -> None:
+    text = "Mme LEMAIRE Honorine, 84 ans. Nuit calme. Honorine a bien dormi, honorine souriante."
+    out = echo_names([_span(text, "LEMAIRE Honorine", Label.PATIENT)], text, "fr")
+    # the lower-case one is a word of the language as far as this note shows: names are capitalised
+    assert _texts(out, text) == [("LEMAIRE Honorine", "PATIENT"), ("Honorine", "PATIENT")]
+
+
+def test_nicknames_pet_forms_and_initials_of_a_known_name() -> None:
+    text = ("Robert Kessler, 70 yo. Bob tolerated his diet. Daughter Consolata Ferri called; "
+            "Consolatina will visit. Plan discussed with RK.")
+    spans = [_span(text, "Robert Kessler", Label.PATIENT), _span(text, "Consolata Ferri", Label.RELATIVE)]
+    out = _texts(echo_names(spans, text, "en"), text)
+    assert ("Bob", "PATIENT") in out  # the English nickname table
+    assert ("Consolatina", "RELATIVE") in out  # stem + diminutive
+    assert ("RK", "PATIENT") in out  # initials of a two-word name
+
+
+def test_common_words_that_are_names_match_only_as_names() -> None:
+    text = "Will Hartley admitted. Will continue antibiotics. Seen by Will today; patient will call."
+    out = _texts(echo_names([_span(text, "Will Hartley", Label.PATIENT)], text, "en"), text)
+    assert out == [("Will Hartley", "PATIENT"), ("Will", "PATIENT")]  # mid-sentence, capitalised only
+
+
+def test_a_doubtful_one_word_name_or_an_acronym_spreads_nothing() -> None:
+    text = "MI in 2019. MI again. Foley in place, Foley changed."
+    spans = [_span(text, "MI", Label.PERSON), _span(text, "Foley", Label.PERSON, score=0.4)]
+    assert echo_names(spans, text, "en") == sorted(spans)
+
+
+def test_identifiers_and_towns_are_grown_over_their_glued_parts() -> None:
+    text = "Examen ECH24-118734 fait à Vandœuvre-lès-Nancy."
+    spans = [_span(text, "118734", Label.ID), _span(text, "Nancy", Label.CITY)]
+    assert _texts(whole_extents(spans, text, "fr"), text) == [
+        ("ECH24-118734", "ID"), ("Vandœuvre-lès-Nancy", "CITY")]
+
+
+def test_a_house_number_belongs_to_its_street() -> None:
+    en = "Lives at 2 Mill Lane, Otley."
+    assert _texts(whole_extents([_span(en, "Mill Lane", Label.STREET)], en, "en"), en) == [
+        ("2 Mill Lane", "STREET")]
+    es = "Domicilio: Calle Pureza 45, 3º B, Sevilla."
+    assert _texts(whole_extents([_span(es, "Calle Pureza", Label.STREET)], es, "es"), es) == [
+        ("Calle Pureza 45, 3º B", "STREET")]
+
+
+def test_the_rest_of_a_persons_name_is_grown_in() -> None:
+    text = "Patient: OCAÑA VILLALBA, REMEDIOS. Nurse Aimee Dupuis. Pt FENNIMORE, ROSE E seen."
+    spans = [_span(text, "OCAÑA VILLALBA", Label.PATIENT), _span(text, "Dupuis", Label.STAFF),
+             _span(text, "FENNIMORE, ROSE", Label.PATIENT)]
+    assert _texts(whole_extents(spans, text, "en"), text) == [
+        ("OCAÑA VILLALBA, REMEDIOS", "PATIENT"), ("Aimee Dupuis", "STAFF"), ("FENNIMORE, ROSE E", "PATIENT")]
+
+
+def test_a_name_ending_a_sentence_does_not_take_the_next_word() -> None:
+    text = "Vu par Dr Martin. Marie viendra demain."
+    spans = [_span(text, "Martin.", Label.STAFF)]
+    assert whole_extents(spans, text, "fr") == spans

@@ -1,0 +1,67 @@
+"""Scores and measurements are never dates: a model date is dropped only on proof from context."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid.detection.measures import drop_measurements, measurement
+from deid.labels import Label
+from deid.spans import Span
+
+
+def _at(text: str, words: str) -> tuple[int, int]:
+    i = text.index(words)
+    return i, i + len(words)
+
+
+@pytest.mark.parametrize(("lang", "text", "value"), [
+    ("fr", "EVA 4/10 ce matin", "4/10"),  # pain scale
+    ("fr", "TA 13/8, FC 88", "13/8"),  # blood pressure in cmHg
+    ("fr", "MMSE 23/30 à l'entrée", "23/30"),  # no day and month either way
+    ("fr", "indice de Schober 15/10", "15/10"),
+    ("fr", "Force musculaire 4/5 aux membres inférieurs", "4/5"),
+    ("fr", "douleur cotée à 6/10", "6/10"),
+    ("es", "Glasgow 14/15 a su llegada", "14/15"),
+    ("en", "Pain 7/10 this am, 3/10 after dilaudid", "3/10"),  # the same scale again on the line
+    ("en", "Strength 4/5 LLE. Vent PS 10/5.", "10/5"),
+    ("en", "BP 102/61 on arrival", "102/61"),
+    ("en", "Off work 2/52, review in 6/12.", "6/12"),  # British months
+    ("en", "symptoms for 3/7 only", "3/7"),  # British days
+])
+def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: str) -> None:
+    assert measurement(text, *_at(text, value), lang)
+
+
+@pytest.mark.parametrize(("lang", "text", "value"), [
+    ("fr", "vu le 12/10 en consultation", "12/10"),
+    ("fr", "Glasgow fait le 12/10", "12/10"),  # "le" introduces a date, even after a score's name
+    ("en", "admitted on 6/12 for chest pain", "6/12"),
+    ("en", "seen 3/10 in clinic", "3/10"),
+    ("es", "ingresa el 4/3 por disnea", "4/3"),
+    ("fr", "Score 12/03/2020", "12/03/2020"),  # a year makes a date
+])
+def test_a_date_stays_a_date(lang: str, text: str, value: str) -> None:
+    assert not measurement(text, *_at(text, value), lang)
+
+
+def test_only_proven_dates_and_score_names_are_dropped() -> None:
+    text = "EVA 4/10 le 12/10, Schober 15/10. Vue par Eva Martin."
+    spans = [Span(*_at(text, w), label) for w, label in (
+        ("EVA", Label.PERSON), ("4/10", Label.DATE), ("12/10", Label.DATE), ("Schober", Label.PERSON),
+        ("15/10", Label.DATE), ("Eva Martin", Label.STAFF))]
+    kept = {text[s.start : s.end] for s in drop_measurements(spans, text, "fr")}
+    assert kept == {"12/10", "Eva Martin"}
+
+
+def test_a_long_run_of_ratios_is_read_in_linear_time() -> None:
+    import time
+
+    def cost(n: int) -> float:
+        text = "EVA " + "1/10 " * n
+        spans = [Span(4 + 5 * i, 8 + 5 * i, Label.DATE) for i in range(n)]
+        t = time.perf_counter()
+        drop_measurements(spans, text, "fr")
+        return time.perf_counter() - t
+
+    small, large = min(cost(200) for _ in range(3)), min(cost(2000) for _ in range(3))
+    assert large / small < 15  # ten times the input, well under a hundred times the time
