@@ -23,57 +23,25 @@ four capitals or fewer spreads nothing: a misread abbreviation must not be repla
 
 from __future__ import annotations
 
-import json
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from importlib import resources
 
 from deid.labels import Category, Label
+from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
 from deid.spans import Span
 
 SOURCE = "echo"
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_TITLES_AND_PARTICLES = frozenset({
-    "dr", "dra", "drs", "mme", "mmes", "mlle", "mr", "mrs", "ms", "miss", "mx", "pr", "prof", "sr",
-    "sra", "srta", "dña", "dna", "don", "dona", "madame", "monsieur", "docteur", "doctor", "doctora",
-    "professeur", "professor", "señor", "señora", "senor", "senora", "sir", "lady", "md", "phd", "rn",
-    "np", "pa", "do", "dds", "jr", "iii", "ii",
-    "de", "du", "des", "del", "della", "la", "le", "les", "los", "las", "van", "von", "der", "den",
-    "da", "di", "dos", "das", "y", "e", "et", "and", "mc", "st", "ste", "san", "santa", "el", "al",
-    "bin", "ben", "ibn", "abu", "ter", "ten", "op",
-})  # fmt: skip
-# Given names and nicknames that are common English words: matched capitalised, mid-sentence.
-_COMMON_ENGLISH = frozenset({
-    "will", "bill", "art", "pat", "sue", "don", "ray", "dick", "rob", "jack", "mark", "may", "rich",
-    "frank", "grant", "hope", "joy", "faith", "rose", "grace", "patience", "summer", "april", "june",
-    "august", "eve", "gene", "sandy", "rusty", "bud", "chip", "chuck", "cliff", "dawn", "sky", "ivy",
-    "holly", "lily", "daisy", "olive", "pearl", "ruby", "amber", "crystal", "destiny", "honey",
-    "hunter", "carter", "mason", "walker", "cook", "baker", "nick", "val", "penny", "ginger",
-    "sunny", "norm", "ben", "max", "sol", "win", "wade", "lance", "drew", "rock", "sonny", "trinity",
-    "major", "earl", "king", "duke", "prince", "young", "white", "black", "brown", "green", "gray",
-})  # fmt: skip
+_TITLES_AND_PARTICLES = TITLES_AND_PARTICLES
+# Given names that are common English words: matched capitalised, mid-sentence ("Will", "Rose").
+_COMMON_ENGLISH = COMMON_WORDS
 _DIMINUTIVES = ("ito", "ita", "illo", "illa", "ín", "ina", "ot", "otte", "ette", "ou", "ie", "y", "i", "in")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\n\s*[-*•])\s*$")
 
 
-def _fold(s: str) -> str:
-    s = unicodedata.normalize("NFKD", s)
-    return "".join(c for c in s if not unicodedata.combining(c)).casefold()
-
-
-@lru_cache(maxsize=1)
-def _given_names() -> frozenset[str]:
-    """Folded given names of every gender and language the project knows."""
-    data = resources.files("deid.data")
-    names: set[str] = set()
-    wide = json.loads(data.joinpath("given_genders.json").read_text(encoding="utf-8"))
-    per_lang = json.loads(data.joinpath("names.json").read_text(encoding="utf-8"))
-    for table in (wide, *per_lang.values()):
-        for key in ("male", "female"):
-            names.update(_fold(n) for n in table.get(key, []))
-    return frozenset(names)
+_fold = fold
+_given_names = given_names
 
 
 @lru_cache(maxsize=1)

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 
 from deid.labels import Category
+from deid.rules.names import fold, given_names
 from deid.spans import Span
 
 _GLUED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)*")
@@ -32,13 +33,12 @@ _NUMBER_AFTER = re.compile(
     r"|(?:esc|bloque|portal|piso|pta|puerta)\.?\s*\w{1,3}))*")
 _NAME_WORD_BEFORE = re.compile(r"(?<![^\W_])([^\W\d_]{2,})(,?[ \t]+)$")
 _NAME_WORD_AFTER = re.compile(r"(,?[ \t]+)([^\W\d_]{2,})\b")
+_COMMA_INITIAL = re.compile(r",[ \t]?[A-Z]\.(?:[ \t]?[A-Z]\.)*")
 _INITIAL_AFTER = re.compile(r"[ \t]([A-Z])\.?(?=\s|$|[,;)])")
 
 
 def _given_name(word: str) -> bool:
-    from deid.detection.echoes import _fold, _given_names
-
-    return _fold(word) in _given_names()
+    return fold(word) in given_names()
 
 
 def _same_case_style(word: str, name: str) -> bool:
@@ -46,6 +46,12 @@ def _same_case_style(word: str, name: str) -> bool:
     if name.isupper() and len(name) > 1:
         return word.isupper()
     return word[0].isupper()
+
+
+def _inverted_in_capitals(name: str, gap: str, word: str) -> bool:
+    """ "CIFUENTES BARROSO, EUSEBIO": a surname in capitals, a comma, a given name in capitals (a
+    header's or a label's way), whatever the name tables hold."""
+    return "," in gap and name.isupper() and word.isupper() and len(word) >= 2
 
 
 def _grow_person(span: Span, text: str) -> Span:
@@ -57,8 +63,11 @@ def _grow_person(span: Span, text: str) -> Span:
     if before and _given_name(before[1]) and _same_case_style(before[1], name) and "\n" not in before[2]:
         start = before.start(1)
     after = _NAME_WORD_AFTER.match(text, end)
-    if after and _given_name(after[2]) and _same_case_style(after[2], name) and "\n" not in after[1]:
+    if after and "\n" not in after[1] and _same_case_style(after[2], name) and (
+            _given_name(after[2]) or _inverted_in_capitals(name, after[1], after[2])):
         end = after.end(2)
+    elif (initial_after_comma := _COMMA_INITIAL.match(text, end)) is not None:
+        end = initial_after_comma.end()
     initial = _INITIAL_AFTER.match(text, end)
     if initial and name.count(" ") + name.count(",") >= 1:
         end = initial.end(1) + (1 if text[initial.end(1) : initial.end(1) + 1] == "." else 0)

@@ -160,7 +160,7 @@ carretera camino road rd street lane ln drive way court ct ave blvd terrace clos
 apartment unit suite flat floor piso bajo izq izda izquierda dcha drcha derecha puerta escalera
 esc bat batiment appt appartement etage bloc portal no n num last next this past mid early late
 night morning evening afternoon weekend week semaine semana dernier derniere prochain prochaine
-pasado pasada proximo proxima noche manana tarde
+pasado pasada proximo proxima noche manana tarde soir matin nuit fin debut end beginning
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 

@@ -7,12 +7,16 @@ from deid.rules import (  # noqa: F401  (registration)
     ages,
     contact,
     dates,
+    given_names,
     hospitals,
     identifiers,
+    initials,
     postcodes,
     sex,
+    short_ages,
     streets,
     us,
+    weekdays,
 )
 from deid.rules.detector import RuleDetector
 from deid.rules.registry import build_recognizers, register, registered

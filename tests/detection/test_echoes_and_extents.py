@@ -76,3 +76,10 @@ def test_a_name_ending_a_sentence_does_not_take_the_next_word() -> None:
     text = "Vu par Dr Martin. Marie viendra demain."
     spans = [_span(text, "Martin.", Label.STAFF)]
     assert whole_extents(spans, text, "fr") == spans
+
+
+def test_a_surname_in_capitals_takes_the_given_name_after_its_comma() -> None:
+    text = "Paciente: CIFUENTES BARROSO, EUSEBIO. Control: Rial Outeiro, C. en planta."
+    spans = [_span(text, "CIFUENTES BARROSO", Label.PATIENT), _span(text, "Rial Outeiro", Label.PATIENT)]
+    assert _texts(whole_extents(spans, text, "es"), text) == [
+        ("CIFUENTES BARROSO, EUSEBIO", "PATIENT"), ("Rial Outeiro, C.", "PATIENT")]

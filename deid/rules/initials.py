@@ -1,0 +1,68 @@
+"""Initials in a letter's reference or signature block: the author's and the typist's.
+
+Dictated letters carry who wrote and who typed them: "Réf. : HK/mlg", "Our ref: JKL/mno",
+"N/Réf AB-cd", a line holding only "RBL/mpg", "Transcribed by: dkw". Each group of initials is a
+person (STAFF): left in the output it names them. The forms are fixed by secretarial practice:
+capitals for the author, often lower case for the typist, a slash, a hyphen or a colon between.
+
+Matched only where that practice puts them (after a reference label, after "typed/transcribed by",
+or alone on their line), so that "mg/dl" or "IV/IM" in a sentence are never read as initials.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deid.labels import Label
+from deid.rules.registry import register
+from deid.spans import Span
+
+_PAIR = r"(?P<a>[A-Z]{2,4})\s?[/:\-]\s?(?P<b>[A-Za-z]{2,4})(?:\s?[/:\-]\s?(?P<c>[A-Za-z]{2,4}))?"
+_REFERENCE = re.compile(
+    r"(?:\b(?:N|V|O|Y)/\s?R[ée]f\b\.?|\bR[ée]f(?:[ée]rences?)?\b\.?|\bOur\s+ref\b\.?|\bYour\s+ref\b\.?|"
+    r"\bNuestra\s+ref\b\.?|\bRef\b\.?|\bInitials\b|\bDict(?:ated)?\b\.?/\s?typed\b\.?)"
+    rf"[ \t]*[:\-]?[ \t]*{_PAIR}\b", re.IGNORECASE)
+# alone at the start of its line, maybe followed by the dictation's dates or a dash
+_ALONE = re.compile(rf"(?m)^[ \t]*{_PAIR}(?=[ \t]*(?:$|[.;,]|[-–—|][ \t]|[ \t]{{2,}}|D[DT]?:|T:|\d))")
+# initials in brackets after a role: "Physio (JL)", "NSGY PA (KB)", "IDE (MT)"
+_ROLE_PAREN = re.compile(
+    r"\b(?:PA|NP|RN|MD|DO|physio|PT|OT|SLT|SW|IDE|AS|ASH|nurse|CNA|HCA|FY1|FY2|SHO|SpR|reg|registrar|RT|"
+    r"RRT|pharm(?:acist)?|kin[ée]|interne|externe|enfermer[oa]|auxiliar|TCAE|fisio|sage-femme|midwife|"
+    r"SN|NA|tech|MA|CRNA|anesth\w*|surgeon|scrub|porter)\b[ \t]*\((?P<a>[A-Z]{2,3})\)", re.IGNORECASE)
+_TYPED_BY = re.compile(
+    r"\b(?:transcribed|typed|dictated|tap[ée]e?|dactylographi[ée]e?|transcrit[oae]?|mecanografiad[oa])"
+    r"[ \t]+(?:by|par|por)[ \t]*:?[ \t]*(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
+
+
+@register("signature_initials", priority=45)
+class SignatureInitialsRecognizer:
+    name = "signature_initials"
+
+    def find(self, text: str, language: str) -> list[Span]:
+        spans: dict[tuple[int, int], Span] = {}
+        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN):
+            for m in pattern.finditer(text):
+                for group in ("a", "b", "c"):
+                    if group in pattern.groupindex and m.group(group):
+                        start, end = m.span(group)
+                        word = text[start:end]
+                        if pattern is _ROLE_PAREN and not word.isupper():
+                            continue
+                        if _initials(word, pattern is _TYPED_BY):
+                            spans[(start, end)] = Span(start, end, Label.STAFF, f"rules.{self.name}")
+        return sorted(spans.values())
+
+
+def _initials(word: str, typed_by: bool) -> bool:
+    """Letters that can be someone's initials: not a common word written in lower case."""
+    if typed_by:
+        return word.isupper() or (word.islower() and word not in _NOT_INITIALS)
+    return word.lower() not in _NOT_INITIALS
+
+
+# Short words that follow "Ref" or stand alone on a line without being anyone's initials.
+_NOT_INITIALS = frozenset({
+    "the", "and", "par", "por", "by", "les", "des", "del", "los", "las", "une", "uno", "una", "for",
+    "see", "voir", "ver", "cf", "nb", "ps", "pj", "cc", "bcc", "tel", "fax", "ok", "na", "sans",
+    "mg", "ml", "dl", "kg", "cm", "mm", "min", "hr", "iv", "im", "sc", "po", "pr", "sl", "ct", "mri",
+})  # fmt: skip

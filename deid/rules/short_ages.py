@@ -1,0 +1,74 @@
+"""Ages written short or by their context: "88a", "72 a.", "58y", "4y 3m", "AGE: 91Y", "d. at
+71", "MI at 58", "sister (58)".
+
+The age rule (``deid.rules.ages``) reads ages with their unit word; notes also write them with a
+letter ("a" for años or ans, "y" and "m" for years and months) or with nothing, the context
+telling the age: a relative's age in brackets after the kinship word, an age at death or at a
+diagnosis. Each pattern is bounded (a fixed window after its cue), so that no input makes it
+backtrack.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deid.labels import Label
+from deid.rules.base import ANY, Patterns, RegexRecognizer
+from deid.rules.registry import register
+from deid.spans import Span
+
+_I = re.IGNORECASE
+_KIN = (r"mother|father|son|daughter|dtr|sister|sis|brother|bro|wife|husband|partner|mom|mum|dad|"
+        r"niece|nephew|aunt|uncle|grand(?:son|daughter|mother|father|child)|cousin|"
+        r"m[èe]re|p[èe]re|fils|fille|s[oœ]eur|fr[èe]re|[ée]pouse|[ée]poux|mari|ni[èe]ce|neveu|tante|oncle|"
+        r"petit-fils|petite-fille|madre|padre|hijo|hija|hermano|hermana|esposo|esposa|marido|"
+        r"sobrino|sobrina|t[íi]o|t[íi]a|nieto|nieta|abuelo|abuela|primo|prima")
+_NOT_AFTER_NUMBER = r"(?!\s*(?:%|mg|mcg|kg|g\b|mm|cm|ml|mL|am\b|pm\b|h\b|hrs?\b|min|d\b|wks?\b|\.\d|,\d|/))"
+
+
+@register("short_age", priority=61)
+class ShortAgeRecognizer(RegexRecognizer):
+    name = "short_age"
+    label = Label.AGE
+    patterns: ClassVar[Patterns] = {
+        ANY: (
+            # a relative's age in brackets after the kinship word and, maybe, the name: "sister (58)"
+            re.compile(rf"\b(?:{_KIN})\b[^()\n]{{0,40}}\((?P<phi>\d{{1,3}})(?:\s?(?:yo|y/o|y|ans|a|años))?"
+                       r"(?=\s*[),;])", _I),
+            # an age beside a birth date: "DOB 3/14/1970 (52)", "DOB 1/30/2001, 23M"
+            re.compile(r"\d{1,4}[/.\-]\d{1,2}[/.\-]\d{2,4}[ \t]*(?:\((?P<phi>\d{1,3})\)|,[ \t]*(?P<phi2>\d{1,3})"
+                       r"(?=[ \t]?[MFmf]\b))"),
+        ),
+        "en": (
+            # 58y, 91Y, 4y 3m, 67yo (the age rule reads "67 yo" and "67-year-old")
+            re.compile(r"(?<![\w./-])(?P<phi>\d{1,3}\s?(?:y|Y|yr|yrs|yo)(?:\s?\d{1,2}\s?m)?)(?![\w/])"
+                       r"(?!\s+(?:ago|hx|history|of|smoker|pack))"),
+            # an age at death or at a diagnosis: "d. at 71", "MI at 58", "diagnosed at 45"
+            re.compile(r"\b(?:d\.|died|passed\s+away|deceased|dx(?:'?d)?|diagnosed|MI|CVA|stroke|cancer|ca)"
+                       rf"\s+at\s+(?:age\s+)?(?P<phi>\d{{1,3}}){_NOT_AFTER_NUMBER}\b", _I),
+            re.compile(rf"\bAGE\s*:\s*(?P<phi>\d{{1,3}}\s?[Yy]?){_NOT_AFTER_NUMBER}\b", _I),
+        ),
+        "fr": (
+            re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}\s?a)(?=\s*[.,;:)]|\s*$)", re.MULTILINE),
+            re.compile(r"\b(?:d[ée]c[ée]d[ée]e?|mort|morte|disparue?|diagnostiqu[ée]e?)\b[^.\n]{0,40}?"
+                       r"\b[àa]\s+(?P<phi>\d{1,3}\s*ans)\b", _I),
+        ),
+        "es": (
+            re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}\s?a\.?)(?=\s*[,;:)]|\s*$|\.(?:\s|$))", re.MULTILINE),
+        ),
+    }
+
+    def find(self, text: str, language: str) -> list[Span]:
+        spans = super().find(text, language)
+        for pattern in self._patterns(language):  # the second form of the birth-date pattern
+            if "phi2" in pattern.groupindex:
+                spans += [Span(*m.span("phi2"), self.label, f"rules.{self.name}")
+                          for m in pattern.finditer(text) if m.group("phi2")]
+        return sorted(set(spans))
+
+    def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        if match.group("phi") is None:
+            return None
+        digits = re.match(r"\d+", match.group("phi"))
+        return self.label if digits is not None and int(digits.group()) <= 115 else None

@@ -1,0 +1,56 @@
+"""A weekday that pins a day: "last Monday", "lundi dernier", "el pasado martes", "since Sat".
+
+Beside the note's date, a weekday tells the day it names ("started last Monday" in a note of
+Thursday 14 March is 11 March): a date element tied to the patient. Habits are not dates ("le
+lundi", "los lunes", "on Mondays", "every Friday") and are left alone. A weekday written beside
+a day number is part of that date, which the date rules read.
+
+A weekday counts when a word of the languages' own usage pins it: before it ("last", "next",
+"this", "on", "since", "until", "dernier", "ce", "depuis", "jusqu'à", "el", "desde el", "el
+pasado", "el próximo"), or after it ("dernier", "prochain", "soir", "matin", "night", "morning",
+"pasado", "por la"); English abbreviations ("Mon", "Fri") only capitalised and so pinned.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deid.labels import Label
+from deid.rules.base import Patterns, RegexRecognizer
+from deid.rules.registry import register
+
+_I = re.IGNORECASE
+_EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_EN_ABBR = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)"
+_FR = r"(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
+_ES = r"(?:lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo)"
+_NO_DAY_AFTER = r"(?![ \t]*(?:\d|,[ \t]*\d|[ \t]+(?:the[ \t]+)?\d|\d{1,2}(?:st|nd|rd|th)))"  # a date then
+
+
+@register("weekday", priority=56)
+class WeekdayRecognizer(RegexRecognizer):
+    name = "weekday"
+    label = Label.DATE
+    patterns: ClassVar[Patterns] = {
+        "en": (
+            re.compile(rf"\b(?:last|next|this|on|since|until|till|from|by|past)[ \t]+(?P<phi>{_EN}){_NO_DAY_AFTER}"
+                       r"(?!s\b)", _I),
+            re.compile(rf"\b(?P<phi>{_EN})(?=[ \t]+(?:night|morning|evening|afternoon|am|pm|overnight))"
+                       rf"{_NO_DAY_AFTER}", _I),
+            re.compile(rf"(?<![\w/])(?:(?i:last|next|this|on|since|until|from)[ \t]+)(?P<phi>{_EN_ABBR})"
+                       rf"(?![\w/]){_NO_DAY_AFTER}"),
+        ),
+        "fr": (
+            re.compile(rf"\b(?P<phi>{_FR}[ \t]+(?:dernier|prochain|pass[ée]))\b", _I),
+            re.compile(rf"\b(?:ce|depuis|jusqu'(?:à|au)|d[èe]s)[ \t]+(?P<phi>{_FR}){_NO_DAY_AFTER}\b", _I),
+            re.compile(rf"\b(?P<phi>{_FR})(?=[ \t]+(?:soir|matin|midi|apr[èe]s-midi|dans\s+la\s+nuit))"
+                       rf"{_NO_DAY_AFTER}", _I),
+        ),
+        "es": (
+            re.compile(rf"\b(?:el|desde\s+el|hasta\s+el|del)[ \t]+(?:pasado|pr[óo]ximo)[ \t]+(?P<phi>{_ES})\b", _I),
+            re.compile(rf"\b(?P<phi>{_ES}[ \t]+(?:pasado|pr[óo]ximo))\b", _I),
+            re.compile(rf"\b(?:desde|hasta)[ \t]+el[ \t]+(?P<phi>{_ES}){_NO_DAY_AFTER}\b", _I),
+            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})(?=[ \t]+(?:por[ \t]+la|de[ \t]+madrugada|noche|pasado))", _I),
+        ),
+    }
