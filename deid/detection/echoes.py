@@ -12,7 +12,9 @@ label over each later occurrence that no span covers:
   English nickname table of the ``nicknames`` package (Apache-2.0);
 - **a pet form** of a detected given name: its first four letters or more ("Reme", "Manu"), or
   its stem with a diminutive ending ("Amparín", "Pierrot", "Juanito");
-- **initials**: the capitals of a detected name of two or three words ("TW").
+- **initials**: the capitals of a detected name of two or three words ("TW"), or of an
+  institution's name of three capitalised words or more ("FRPMC" after "Front Range Presbyterian
+  Medical Center").
 
 Safeguards for words that are also common words: an occurrence in lower case counts only when
 the note writes a detected name in lower case too; a name that is also a common English word
@@ -74,6 +76,13 @@ def _initials(words: Sequence[str]) -> str | None:
     return "".join(w[0] for w in parts).upper()
 
 
+def _acronym(words: Sequence[str]) -> str | None:
+    """The initials of an institution's capitalised words ("Front Range Presbyterian Medical
+    Center" -> "FRPMC"), three letters at least."""
+    parts = [w for w in words if w[0].isupper() and fold(w) not in _TITLES_AND_PARTICLES]
+    return "".join(w[0] for w in parts).upper() if len(parts) >= 3 else None
+
+
 def _spreads(span: Span, words: Sequence[str]) -> bool:
     if len(words) == 1 and span.score < 0.8:
         return False
@@ -90,6 +99,10 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     given: dict[str, Label] = {}
     lower_names = False
     for s in spans:
+        if s.label.category is Category.ORG:
+            if (acro := _acronym(_WORD.findall(text, s.start, s.end))) is not None:
+                initials.setdefault(acro, s.label)
+            continue
         if s.label.category is not Category.PER:
             continue
         found = _WORD.findall(text, s.start, s.end)
@@ -108,7 +121,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
                     forms.setdefault(nick, s.label)
         if (ini := _initials(found)) is not None:
             initials.setdefault(ini, s.label)
-    if not words:
+    if not words and not initials:
         return spans
     taken = [(s.start, s.end) for s in spans]
     added: list[Span] = []

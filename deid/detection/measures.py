@@ -12,6 +12,7 @@ is dropped only when its context proves a measurement:
   ("pain 7/10 this am" is read up to the score's name, not across a sentence);
 - **the same scale again**: a mark out of the maximum of a proven score earlier on the same line
   ("pain 7/10 this am, 3/10 after dilaudid");
+- **a fraction of a dose**: "3/4 de la dose", "1/2 tab";
 - **British duration notation** ("2/52" weeks, "6/12" months, "3/7" days) after "for", "in",
   "within", "over", "x" or before "ago", in English notes.
 
@@ -50,6 +51,11 @@ _SCALES = frozenset({3, 4, 5, 8, 9, 10, 12, 15, 20, 24, 30, 40, 50, 100})
 _UK_DURATIONS = frozenset({7, 12, 52})
 _UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*)$", re.IGNORECASE)
 _UK_AFTER = re.compile(r"\s*(?:ago|later|hx|history|post|previously)\b", re.IGNORECASE)
+# a fraction of a dose or of a tablet: "3/4 de la dose", "1/2 tab", "1/2 cp"
+_FRACTION_AFTER = re.compile(
+    r"\s*(?:de\s+(?:la\s+|l['’]|du\s+|des\s+)?|d['’]|du\s+|of\s+(?:the\s+|a\s+)?|del\s+)?"
+    r"(?:dose|doses|comprim[ée]s?|cp|cps|tab|tabs|tablet|tablets|comp|comprimido|ampoule|amp|sachet|"
+    r"cuill|bolus|plateau|bandeja|vial|flacon|pill|pills|dosis)\b", re.IGNORECASE)
 _SCORE_NAME_WORD = re.compile(rf"(?:{_NAMES})", re.IGNORECASE)
 
 
@@ -69,6 +75,8 @@ def measurement(text: str, start: int, end: int, language: str) -> bool:
         return False
     a, b = int(m[1]), int(m[2])
     if _no_day_month(a, b):
+        return True
+    if a < b <= 8 and _FRACTION_AFTER.match(text, end):
         return True
     line, before = _line_before(text, start)
     if _NAME_BEFORE.search(before):  # a blood pressure or a Schober index reads high over low

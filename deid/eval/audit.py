@@ -66,13 +66,20 @@ class NoteAudit:
 
 # ----------------------------------------------------------------------------------- alignment
 
-def align(text: str, output: str, placed: Sequence[tuple[int, int, str, str]]) -> list[Replaced]:
+def align(text: str, output: str, placed: Sequence[tuple[int, int, str, str]],
+          replaced_spans: Sequence[tuple[int, int]] | None = None) -> list[Replaced]:
     """Where each placed output span ``(out_start, out_end, label, strategy)`` came from.
 
-    The text between two replacements is copied unchanged, so each copied piece is found again in
-    the input after the previous one (the first starts at 0 and the last ends at the end).
+    ``replaced_spans``: the input extents the substitution replaced, when known; they are used
+    if the output is exactly the input with each of them replaced in turn. Otherwise the text
+    between two replacements is copied unchanged, so each copied piece is found again in the
+    input after the previous one (the first starts at 0 and the last ends at the end).
     ``ValueError`` when the output is not the input with those replacements.
     """
+    if replaced_spans is not None and len(replaced_spans) == len(placed):
+        hinted = _align_on(text, output, placed, replaced_spans)
+        if hinted is not None:
+            return hinted
     result: list[Replaced] = []
     pos = 0  # input position after the previous replacement
     qpos = 0
@@ -101,6 +108,18 @@ def align(text: str, output: str, placed: Sequence[tuple[int, int, str, str]]) -
             pos = start
         qpos = qe
     return result
+
+
+def _align_on(text: str, output: str, placed: Sequence[tuple[int, int, str, str]],
+              spans: Sequence[tuple[int, int]]) -> list[Replaced] | None:
+    out: list[Replaced] = []
+    pos = qpos = 0
+    for (qs, qe, label, strategy), (s, e) in zip(placed, sorted(spans), strict=True):
+        if s < pos or text[pos:s] != output[qpos:qs]:
+            return None
+        out.append(Replaced(s, e, qs, qe, label, strategy, output[qs:qe]))
+        pos, qpos = e, qe
+    return out if text[pos:] == output[qpos:] else None
 
 
 def output_region(text: str, replaced: Sequence[Replaced], start: int, end: int) -> tuple[str, str]:
@@ -414,15 +433,20 @@ class TownTable:
 
 def _addresses(a: NoteAudit, towns: TownTable) -> list[Finding]:
     groups: dict[str, dict[str, str]] = defaultdict(dict)
+    sources: dict[str, dict[str, tuple[int, ...]]] = defaultdict(dict)
     for m in a.note.mentions:
         if m.ref and m.label in ("CITY", "POSTCODE"):
             out = output_region(a.note.text, a.replaced, m.start, m.end)[0]
             if "[" not in out:
                 groups[m.ref][m.label] = out
+                sources[m.ref][m.label] = tuple(i for i, r in enumerate(a.replaced)
+                                                if r.start < m.end and m.start < r.end)
     found = []
-    for parts in groups.values():
-        if "CITY" not in parts:
-            continue
+    for ref, parts in groups.items():
+        if "CITY" not in parts or not any(c.isalpha() for c in parts["CITY"]):
+            continue  # the town was replaced with its postcode as one span: nothing to look up
+        if "POSTCODE" in parts and sources[ref]["POSTCODE"] == sources[ref]["CITY"]:
+            parts = {"CITY": parts["CITY"]}  # one replacement wrote both: the town is checked alone
         ok = towns.exists(a.note.country, parts["CITY"], parts.get("POSTCODE"))
         if ok is False:
             found.append(Finding(a.note.note_id, "address", "CITY", "", " ".join(parts.values()),

@@ -18,6 +18,7 @@ from datetime import date
 from importlib import resources
 
 from deid.corpora.realistic import Note
+from deid.detection.merge import resolve
 from deid.eval.audit import NoteAudit, TownTable, align, broken_facts, fold, mention_leaks
 from deid.events import ModelInfo, RawNote
 from deid.keys import KeyHasher
@@ -90,7 +91,8 @@ def audit_profile(notes: Sequence[Note], detected: Sequence[Sequence[Span]], pro
                           locale=LOCALE[note.country])  # type: ignore[arg-type]
             out = (await sub.substitute([raw], [list(detected[i])], ModelInfo(name="audit", version="0")))[0]
             placed = [(s.start, s.end, s.label, s.strategy) for s in out.spans]
-            replaced = align(note.text, out.text, placed)
+            resolved = [(s.start, s.end) for s in resolve(detected[i])]
+            replaced = align(note.text, out.text, placed, resolved)
             audit = NoteAudit(note, out.text, replaced)
             for m in note.mentions:
                 audit.leaks += mention_leaks(note.note_id, m, note.text, replaced, profile, regions)

@@ -240,7 +240,9 @@ class PlaceOperator(Operator):
         for it in sorted(group, key=lambda i: i.label is not Label.CITY or _is_postcode(i)):
             if it.label not in (Label.CITY, Label.LOCATION, Label.POSTCODE):
                 continue
-            for r in gz.lookup_order(region):
+            # a postcode is read in the feed's own table only: "51092" is a French department in a
+            # French note, never the Spanish province 51 (Ceuta)
+            for r in [region] if _is_postcode(it) else gz.lookup_order(region):
                 g = gz.gazetteer(r)
                 if _is_postcode(it):
                     found = g.find_postcode(it.text)

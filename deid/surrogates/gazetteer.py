@@ -77,6 +77,9 @@ def town_key(name: str) -> str:
     return f
 
 
+_CEDEX = re.compile(r"\s+cedex(?:\s+\d{1,2})?\s*$", re.IGNORECASE)
+
+
 class Gazetteer:
     """One region's table. Coordinates and log population are normalised to [0, 1] with the
     table's own bounds (public constants, never the true place)."""
@@ -124,13 +127,26 @@ class Gazetteer:
     # ------------------------------------------------------------------------------ lookups
 
     def find(self, text: str) -> int | None:
-        return self.by_name.get(town_key(text))
+        found = self.by_name.get(town_key(text))
+        if found is None and self.region == "FR":
+            # "REIMS Cedex", "Rennes CEDEX 9": the French postal suffix of a business address
+            bare = _CEDEX.sub("", text).strip()
+            if bare != text.strip():
+                found = self.by_name.get(town_key(bare))
+        return found
 
     def find_postcode(self, text: str) -> list[int]:
         raw = text.strip().upper()
         digits = re.sub(r"\D", "", raw)
         if self.region in ("FR", "US"):
-            return self.by_postcode.get(digits[:5], []) if len(digits) >= 5 else []
+            if len(digits) < 5:
+                return []
+            found = self.by_postcode.get(digits[:5], [])
+            if not found and self.region == "FR":
+                # a CEDEX or business code ("51092 REIMS Cedex") names no town of the table: its
+                # first two digits are still its department (rows by decreasing population)
+                found = [i for i, t in enumerate(self.towns) if t.admin2_code == digits[:2]][:1]
+            return found
         if self.region == "ES":
             return [i for i in self.blocks_by_area().get(digits[:2], [])] if len(digits) == 5 else []
         m = re.match(r"^([A-Z]{1,2})\d", raw)

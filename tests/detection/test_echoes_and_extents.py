@@ -83,3 +83,9 @@ def test_a_surname_in_capitals_takes_the_given_name_after_its_comma() -> None:
     spans = [_span(text, "CIFUENTES BARROSO", Label.PATIENT), _span(text, "Rial Outeiro", Label.PATIENT)]
     assert _texts(whole_extents(spans, text, "es"), text) == [
         ("CIFUENTES BARROSO, EUSEBIO", "PATIENT"), ("Rial Outeiro, C.", "PATIENT")]
+
+
+def test_an_institutions_acronym_is_the_institution() -> None:
+    text = "Admitted to Front Range Presbyterian Medical Center. FRPMC pharmacy called."
+    out = echo_names([_span(text, "Front Range Presbyterian Medical Center", Label.HOSPITAL)], text, "en")
+    assert ("FRPMC", "HOSPITAL") in _texts(out, text)

@@ -27,6 +27,8 @@ def _at(text: str, words: str) -> tuple[int, int]:
     ("en", "BP 102/61 on arrival", "102/61"),
     ("en", "Off work 2/52, review in 6/12.", "6/12"),  # British months
     ("en", "symptoms for 3/7 only", "3/7"),  # British days
+    ("fr", "réduire à 3/4 de la dose", "3/4"),  # a fraction of a dose
+    ("en", "take 1/2 tab at night", "1/2"),
 ])
 def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: str) -> None:
     assert measurement(text, *_at(text, value), lang)

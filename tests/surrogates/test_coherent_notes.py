@@ -923,3 +923,23 @@ async def test_two_people_with_one_surname_and_initial_do_not_share_the_initials
     n2 = build([("M. Jean Dupont", L.PATIENT), " et son frère ", ("Jacques Dupont", L.RELATIVE)])
     [b] = await run([n2], "fr", seed + 1, store=store)
     assert b[0].split(" ")[1] != b[1].split(" ")[0], b
+
+
+def test_a_french_cedex_address_stays_a_french_address() -> None:
+    """ "51092 REIMS Cedex" was read in the Spanish table (province 51) and came out "Ceuta"."""
+    import random
+
+    from deid.eval.audit_run import town_table
+    from deid.substitution import deidentify_text
+    from deid.surrogates import gazetteer as gz
+
+    text = "CHU, Avenue du Général Koenig – 51092 REIMS Cedex\nVu ce jour."
+    start = text.index("51092")
+    spans = [Span(start, start + 5, Label.POSTCODE), Span(start + 6, start + 17, Label.CITY)]
+    french = gz.gazetteer("FR")
+    for seed in range(20):
+        out = deidentify_text(text, spans, "fr", strategy="dp", rng=random.Random(seed)).text
+        line = out.splitlines()[0]
+        town = line.split("– ")[1][6:]
+        assert french.find(town) is not None, line
+        assert town_table().exists("FR", town, line.split("– ")[1][:5]) is not False, line
