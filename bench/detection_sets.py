@@ -31,7 +31,7 @@ from deid.eval.report import EvalReport
 from deid.eval.scheme import CORPUS_OF_FORMAT
 from deid.eval.sets import DEV, HELDOUT, SETS, load_set
 from deid.labels import Label
-from deid.rules import RuleDetector
+from deid.rules import RuleDetector, registered
 from deid.spans import Document, Span
 
 _FORMAT_OF_SET = {**{k: v[1] for k, v in DEV.items()}}
@@ -123,13 +123,16 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=Path("../shared/data"))
     p.add_argument("--without", default="", help="comma-separated steps to leave out")
     p.add_argument("--ablate", action="store_true", help="also score the pipeline less each step")
+    p.add_argument("--without-rules", default="", metavar="NAMES",
+                   help="comma-separated rule recognizers to leave out (deid.rules.registered())")
     p.add_argument("--errors", type=Path, default=None, metavar="DIR",
                    help="write the hybrid detector's official strict errors per set to DIR/SET-errors.tsv")
     p.add_argument("--convention", action="store_true",
                    help="score against gold under the project's span convention (deid eval --convention)")
     args = p.parse_args()
 
-    rules = RuleDetector()
+    left_out = {n for n in args.without_rules.split(",") if n}
+    rules = RuleDetector([n for n in registered() if n not in left_out]) if left_out else RuleDetector()
     steps = without(*[s for s in args.without.split(",") if s]) if args.without else PIPELINE
     print("| set | docs | gold | detector | official strict P / R / F1 | strict P / R / F1 "
           "| relaxed (label-agnostic) P / R / F1 |")  # fmt: skip
@@ -142,7 +145,8 @@ def main() -> None:
         print(row(name, len(docs), "rules", score(docs, rule_spans, None, steps, corpus)), flush=True)
         if model is None:
             continue
-        label = "hybrid" + (f" less {args.without}" if args.without else "")
+        less = ",".join(x for x in (args.without, args.without_rules) if x)
+        label = "hybrid" + (f" less {less}" if less else "")
         print(row(name, len(docs), label, score(docs, rule_spans, model, steps, corpus)), flush=True)
         if args.errors is not None:
             args.errors.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ Defaults run the embedded setup on one machine. Examples:
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from pathlib import Path
 from typing import Literal
@@ -21,6 +22,35 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # process only. See docs/STORE.md (threat model).
 MIN_SECRET_BYTES = 32
 _process_secret: bytes | None = None
+
+
+# Secrets that were public at some point (the former development default) or that templates
+# suggest, by their SHA-256 (so that the source holds none of them): anyone can recompute the
+# pseudonyms made with them.
+KNOWN_SECRET_DIGESTS = frozenset({
+    "68a031418dba44a6b974ddd1e33be170cf871f15050449f96970c8af2905a4c8",
+    "e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f",
+    "057ba03d6c44104863dc7361fe4578965d1887360f90a0895882e58a6248fc86",
+    "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b",
+})
+# 12, not 16: 64 hex characters (`openssl rand -hex 32`) hold fewer than 16 distinct ones in
+# about one draw in four, fewer than 12 in about one in six million.
+MIN_SECRET_DISTINCT = 12
+
+
+def secret_weakness(value: bytes) -> str | None:
+    """Why ``value`` cannot be a random secret, or None: a known default, too few distinct
+    characters (a hex string of 32 random bytes has 15.7 on average), or one class of character only."""
+    if hashlib.sha256(value).hexdigest() in KNOWN_SECRET_DIGESTS:
+        return "a published default"
+    if len(set(value)) < MIN_SECRET_DISTINCT:
+        return f"{len(set(value))} distinct characters, at least {MIN_SECRET_DISTINCT} are required"
+    text = value.decode("utf-8", "replace")
+    classes = sum(any(f(c) for c in text) for f in (str.isdigit, str.islower, str.isupper,
+                                                    lambda c: not c.isalnum()))
+    if classes < 2:
+        return "one class of character only"
+    return None
 
 
 class SecretNotSet(ValueError):
@@ -232,4 +262,8 @@ class Settings(BaseSettings):
         if len(value) < MIN_SECRET_BYTES:
             raise SecretNotSet(f"DEID_HMAC_SECRET is too short ({len(value)} bytes): at least "
                                f"{MIN_SECRET_BYTES} bytes are required (e.g. `openssl rand -hex 32`)")
+        weakness = secret_weakness(value)
+        if weakness is not None:
+            raise SecretNotSet(f"DEID_HMAC_SECRET does not look random ({weakness}): use a fresh random "
+                               "value (e.g. `openssl rand -hex 32`)")
         return value

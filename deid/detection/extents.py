@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from deid.labels import Category
-from deid.rules.names import fold, given_names
+from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
 from deid.spans import Span
 
 _GLUED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)*")
@@ -28,7 +28,7 @@ _NUMBER_BEFORE = re.compile(
     r"(?:(?:flat|apt|apartment|unit|suite)\s+\w{1,4},?\s+)?\b\d{1,5}(?:/\d{1,3})?[A-Za-z]?"
     r"(?:\s?(?:bis|ter))?,?\s+$", re.IGNORECASE)
 _NUMBER_AFTER = re.compile(
-    r",?\s+(?:n[º°o]\.?\s*)?\d{1,5}(?:\s?-\s?\d{1,5})?[A-Za-z]?"
+    r",?\s+(?:n[º°o]\.?\s*)?\d{1,4}(?!\d)(?:\s?-\s?\d{1,4}(?!\d))?[A-Za-z]?"
     r"(?:,?\s+(?:\d{1,2}\s?[º°ªo]\.?(?:\s?[A-Za-z]{1,5}\.?)?|bajo(?:\s+(?:izq|izda|dcha|drcha)\.?)?"
     r"|(?:esc|bloque|portal|piso|pta|puerta)\.?\s*\w{1,3}))*")
 _NAME_WORD_BEFORE = re.compile(r"(?<![^\W_])([^\W\d_]{2,})(,?[ \t]+)$")
@@ -38,7 +38,8 @@ _INITIAL_AFTER = re.compile(r"[ \t]([A-Z])\.?(?=\s|$|[,;)])")
 
 
 def _given_name(word: str) -> bool:
-    return fold(word) in given_names()
+    f = fold(word)
+    return f in given_names() and f not in TITLES_AND_PARTICLES and f not in COMMON_WORDS
 
 
 def _same_case_style(word: str, name: str) -> bool:
@@ -74,17 +75,48 @@ def _grow_person(span: Span, text: str) -> Span:
     return Span(start, end, span.label, span.source, span.score)
 
 
-def _grow_glued(span: Span, text: str) -> Span:
-    """The span grown to the whole of each hyphen- or slash-glued token it touches."""
+# Words that label an identifier rather than belong to it ("nhc-7984385", "IPP-1234")
+_ID_LABELS = frozenset({"NHC", "IPP", "MRN", "NDA", "DNI", "NIE", "NIF", "ID", "NO", "NUM", "REF", "CIP",
+                        "NIR",
+                        "NSS", "NUSS", "SS", "TEL", "FAX", "EXT"})
+
+
+def _grow_glued(span: Span, text: str, *, letters: bool) -> Span:
+    """The span grown over the hyphen- or slash-glued parts of the token it touches: parts with a
+    digit or in capitals for an identifier ("ECH24-", "IR-19-"; not the label "nhc-"), parts in
+    letters for a town (``letters``: "Vandœuvre-lès-")."""
     start, end = span.start, span.end
     lo, hi = max(0, start - 32), min(len(text), end + 32)
     for m in _GLUED.finditer(text, lo, hi):
-        if (m.start() < end and start < m.end()) or (m.end() == start and text[start] in "-/") \
-                or (m.start() == end and text[end - 1] in "-/"):
-            whole = (m.start() > lo or lo == 0) and (m.end() < hi or hi == len(text))
-            if whole:  # a token the window cuts is too long to be one identifier
-                start, end = min(start, m.start()), max(end, m.end())
+        touches = (m.start() < end and start < m.end()) or (m.end() == start and text[start] in "-/") \
+            or (m.start() == end and text[end - 1] in "-/")
+        whole = (m.start() > lo or lo == 0) and (m.end() < hi or hi == len(text))
+        if not (touches and whole):  # a token the window cuts is too long to be one identifier
+            continue
+        for part in _PART.finditer(text, m.start(), m.end()):
+            word = part.group()
+            if not _belongs(word, letters):
+                continue
+            if part.end() <= start and _joins(text, part.end(), start):
+                start = part.start()
+            elif part.start() >= end and _joins(text, end, part.start()):
+                end = part.end()
     return Span(start, end, span.label, span.source, span.score)
+
+
+_PART = re.compile(r"[^\W_]+")
+
+
+def _joins(text: str, a: int, b: int) -> bool:
+    """Only hyphens, slashes and parts between ``a`` and ``b``: one token."""
+    return all(c in "-/" or c.isalnum() for c in text[a:b])
+
+
+def _belongs(word: str, letters: bool) -> bool:
+    if letters:
+        return word.isalpha() and word.upper() not in _ID_LABELS
+    return (any(c.isdigit() for c in word) or (word.isupper() and len(word) >= 2)) \
+        and word.upper() not in _ID_LABELS
 
 
 def _grow_street(span: Span, text: str, language: str) -> Span:
@@ -108,10 +140,10 @@ def whole_extents(spans: Iterable[Span], text: str, language: str) -> list[Span]
     for s in spans:
         cat = s.label.category
         if cat is not Category.DATE and any(c.isdigit() for c in text[s.start : s.end]):
-            s = _grow_glued(s, text)
-        if cat is Category.LOC:
-            s = _grow_glued(s, text)
-            if s.label.value == "STREET":
+            s = _grow_glued(s, text, letters=False)
+        if s.label.value in ("CITY", "LOCATION"):
+            s = _grow_glued(s, text, letters=True)
+        if s.label.value == "STREET":
                 s = _grow_street(s, text, language)
         elif cat is Category.PER:
             s = _grow_person(s, text)

@@ -29,6 +29,8 @@ _INTL_BODY = (r"\d{1,3}" + _SEP + r"(?:\(0\)" + _SEP + r")?(?:\(?\d{1,4}\)?" + _
 
 _INTL_WITH_PLUS = re.compile(r"(?:(?<![\w+@/\-])\+|(?<![\w+@/.\-])00)" + _INTL_BODY)
 
+# A day, a month and a four-digit year split by slashes or dots: a phone is never written so.
+_DATE_INSIDE = re.compile(r"(?<!\d)\d{1,2}[/.]\d{1,2}[/.](?:1[89]|20)\d{2}(?!\d)")
 _BOTH = re.compile(r"(?:tel|tél|tfno|tlf|phone)[\w.]*\s*(?:y|et|and|/|-|&)\s*fax", _I)
 
 
@@ -75,6 +77,8 @@ class PhoneRecognizer(RegexRecognizer):
         digits = sum(c.isdigit() for c in match.group(0))
         if not 8 <= digits <= 15:
             return None
+        if _DATE_INSIDE.search(match.group(0)):
+            return None  # "né le 07/11/1968 - 52 ans": a date and an age, not "07 11 19 68 52"
         window = text[max(0, match.start() - 40) : match.start()]
         keywords = list(_KEYWORD.finditer(window))
         # "Tel. y Fax:", "Tél/Fax" introduce a line that is both: a phone first.
@@ -89,9 +93,11 @@ class EmailRecognizer(RegexRecognizer):
     label = Label.EMAIL
     patterns: ClassVar[Patterns] = {
         ANY: (
-            # "E-mail.x@y.es": the label glued to the address is not part of it
-            re.compile(r"(?<![\w.+\-])(?:e-?mail[.\-:])?(?P<phi>[\w.+\-%]*\w@[\w\-]+(?:\.[\w\-]+)*\.[a-zA-Z]{2,24})\b",
-                       _I),
+            # "E-mail.x@y.es": the label glued to the address is not part of it. The local part is
+            # 64 characters at most (RFC 5321): every "%" inside a run may start an attempt, and an
+            # unbounded one made "a%a%a%..." quadratic (issue 33).
+            re.compile(r"(?<![\w.+\-])(?:e-?mail[.\-:])?"
+                       r"(?P<phi>[\w.+\-%]{0,63}\w@[\w\-]+(?:\.[\w\-]+)*\.[a-zA-Z]{2,24})\b", _I),
         ),
     }
 

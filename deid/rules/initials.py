@@ -17,7 +17,9 @@ from deid.labels import Label
 from deid.rules.registry import register
 from deid.spans import Span
 
-_PAIR = r"(?P<a>[A-Z]{2,4})\s?[/:\-]\s?(?P<b>[A-Za-z]{2,4})(?:\s?[/:\-]\s?(?P<c>[A-Za-z]{2,4}))?"
+# "HK/mlg", "AB - cd", "JKL:mno" (a colon only glued: "CV: RRR" is a heading and its text)
+_SEP = r"(?:[ \t]?[/\-][ \t]?|:(?=[a-z]))"
+_PAIR = rf"(?P<a>[A-Z]{{2,4}}){_SEP}(?P<b>[A-Za-z]{{2,4}})(?:{_SEP}(?P<c>[A-Za-z]{{2,4}}))?(?![\w/])"
 _REFERENCE = re.compile(
     r"(?:\b(?:N|V|O|Y)/\s?R[ée]f\b\.?|\bR[ée]f(?:[ée]rences?)?\b\.?|\bOur\s+ref\b\.?|\bYour\s+ref\b\.?|"
     r"\bNuestra\s+ref\b\.?|\bRef\b\.?|\bInitials\b|\bDict(?:ated)?\b\.?/\s?typed\b\.?)"
@@ -63,6 +65,7 @@ def _initials(word: str, typed_by: bool) -> bool:
 # Short words that follow "Ref" or stand alone on a line without being anyone's initials.
 _NOT_INITIALS = frozenset({
     "the", "and", "par", "por", "by", "les", "des", "del", "los", "las", "une", "uno", "una", "for",
-    "see", "voir", "ver", "cf", "nb", "ps", "pj", "cc", "bcc", "tel", "fax", "ok", "na", "sans",
+    "see", "voir", "ver", "cf", "nb", "ps", "pj", "cc", "bcc", "tel", "fax", "ok", "na", "sans", "dr", "mr",
+    "ms", "mrs", "pt", "pts", "hx", "dx", "tx", "rx", "sx",
     "mg", "ml", "dl", "kg", "cm", "mm", "min", "hr", "iv", "im", "sc", "po", "pr", "sl", "ct", "mri",
 })  # fmt: skip

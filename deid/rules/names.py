@@ -57,4 +57,5 @@ COMMON_WORDS = frozenset({
     "pilar", "dolores", "amparo", "consuelo", "soledad", "constant", "victoire", "pascal", "pierre",
     "france", "florence", "lourdes", "paris", "austin", "georgia", "dakota", "savannah", "sydney",
     "nancy", "lorraine", "chase", "christian", "angel", "angela", "marina", "sierra", "star", "page",
+    "una", "ante", "durante", "segundo", "salud", "genesis", "felicidad", "humphrey", "elisa",
 })  # fmt: skip

@@ -22,7 +22,8 @@ _STOP = (r"(?:chez|at|in|en|for|pour|au|aux|à|a|from|since|depuis|desde|hasta|u
          r"and|et|y|who|qui|que|dans|for|por|para|del|de\s+la|de\s+l|on|sur|until|à\s+la)")
 _WORD = r"(?!" + _STOP + r"\b)[^\W\d_][\w'’\-]*"
 _JOB = rf"(?P<phi>{_WORD}(?:[ \t]+(?:de[ \t]+|d['’]|du[ \t]+|of[ \t]+|&[ \t]+)?{_WORD}){{0,3}})"
-_HABITS = re.compile(r"(?:fumeu[rs]e?|tabagique|smoker|drinker|user|[ée]thylique|alcoolique|fumador[a]?|bebedor[a]?|"
+_HABITS = re.compile(r"(?:fumeu[rs]e?|tabagique|smoker|drinker|user|[ée]thylique|alcoolique|fumador[a]?|"
+                     r"bebedor[a]?|"
                      r"patient|paciente|combattant|militaire|sportif|sportive|athlete|atleta|heavy|toxicómano|"
                      r"iv|consumidor[a]?)\b", _I)
 
@@ -38,12 +39,15 @@ class ProfessionRecognizer(RegexRecognizer):
                        rf"exerce[ \t]+comme|en[ \t]+tant[ \t]+que)[ \t]*{_JOB}", _I),
         ),
         "es": (
-            re.compile(rf"\b(?:trabaja(?:ba)?[ \t]+(?:como|de)|trabaj[óo][ \t]+(?:toda[ \t]+la[ \t]+vida[ \t]+)?de|"
-                       rf"jubilad[oa][ \t]+de|ex-|profesi[óo]n[ \t]*:|ocupaci[óo]n[ \t]*:|de[ \t]+profesi[óo]n)"
+            re.compile(rf"\b(?:trabaja(?:ba)?[ \t]+(?:como|de)|"
+                       rf"trabaj[óo][ \t]+(?:toda[ \t]+la[ \t]+vida[ \t]+)?de|"
+                       rf"jubilad[oa][ \t]+de|ex-|profesi[óo]n[ \t]*:|ocupaci[óo]n[ \t]*:|"
+                       rf"de[ \t]+profesi[óo]n)"
                        rf"[ \t]*{_JOB}", _I),
         ),
         "en": (
-            re.compile(rf"\b(?:retired|former|works?[ \t]+as[ \t]+an?|worked[ \t]+as[ \t]+an?|working[ \t]+as[ \t]+an?|"
+            re.compile(rf"\b(?:retired|former|works?[ \t]+as[ \t]+an?|worked[ \t]+as[ \t]+an?|"
+                       rf"working[ \t]+as[ \t]+an?|"
                        rf"occupation[ \t]*:|employed[ \t]+as[ \t]+an?|job[ \t]*:)[ \t]*{_JOB}", _I),
         ),
     }

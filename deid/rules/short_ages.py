@@ -37,7 +37,8 @@ class ShortAgeRecognizer(RegexRecognizer):
             re.compile(rf"\b(?:{_KIN})\b[^()\n]{{0,40}}\((?P<phi>\d{{1,3}})(?:\s?(?:yo|y/o|y|ans|a|años))?"
                        r"(?=\s*[),;])", _I),
             # an age beside a birth date: "DOB 3/14/1970 (52)", "DOB 1/30/2001, 23M"
-            re.compile(r"\d{1,4}[/.\-]\d{1,2}[/.\-]\d{2,4}[ \t]*(?:\((?P<phi>\d{1,3})\)|,[ \t]*(?P<phi2>\d{1,3})"
+            re.compile(r"\d{1,4}[/.\-]\d{1,2}[/.\-]\d{2,4}[ \t]*"
+                       r"(?:\((?P<phi>\d{1,3})\)|,[ \t]*(?P<phi2>\d{1,3})"
                        r"(?=[ \t]?[MFmf]\b))"),
         ),
         "en": (

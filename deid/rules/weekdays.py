@@ -34,7 +34,8 @@ class WeekdayRecognizer(RegexRecognizer):
     label = Label.DATE
     patterns: ClassVar[Patterns] = {
         "en": (
-            re.compile(rf"\b(?:last|next|this|on|since|until|till|from|by|past)[ \t]+(?P<phi>{_EN}){_NO_DAY_AFTER}"
+            re.compile(rf"\b(?:last|next|this|on|since|until|till|from|by|past)[ \t]+(?P<phi>{_EN})"
+                       rf"{_NO_DAY_AFTER}"
                        r"(?!s\b)", _I),
             re.compile(rf"\b(?P<phi>{_EN})(?=[ \t]+(?:night|morning|evening|afternoon|am|pm|overnight))"
                        rf"{_NO_DAY_AFTER}", _I),
@@ -48,9 +49,12 @@ class WeekdayRecognizer(RegexRecognizer):
                        rf"{_NO_DAY_AFTER}", _I),
         ),
         "es": (
-            re.compile(rf"\b(?:el|desde\s+el|hasta\s+el|del)[ \t]+(?:pasado|pr[óo]ximo)[ \t]+(?P<phi>{_ES})\b", _I),
+            re.compile(rf"\b(?:el|desde\s+el|hasta\s+el|del)[ \t]+(?:pasado|pr[óo]ximo)[ \t]+"
+                       rf"(?P<phi>{_ES})\b", _I),
             re.compile(rf"\b(?P<phi>{_ES}[ \t]+(?:pasado|pr[óo]ximo))\b", _I),
-            re.compile(rf"\b(?:desde|hasta)[ \t]+el[ \t]+(?P<phi>{_ES}){_NO_DAY_AFTER}\b", _I),
-            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})(?=[ \t]+(?:por[ \t]+la|de[ \t]+madrugada|noche|pasado))", _I),
+            re.compile(rf"\b(?:desde|hasta)[ \t]+el[ \t]+(?P<phi>{_ES}){_NO_DAY_AFTER}\b",
+                       _I),
+            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})"
+                       r"(?=[ \t]+(?:por[ \t]+la|de[ \t]+madrugada|noche|pasado))", _I),
         ),
     }

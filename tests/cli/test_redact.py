@@ -116,7 +116,8 @@ def test_a_missing_model_directory_is_a_one_line_error(tmp_path: Path,
 
 def test_dp_strategy_keeps_a_patients_surrogates_across_runs_with_a_local_memo(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DEID_HMAC_SECRET", "redact-test-secret-" + "0" * 32)  # --store needs one
+    # --store needs one
+    monkeypatch.setenv("DEID_HMAC_SECRET", "redact-test-secret-0123456789abcdef0123456789")
     first, second = tmp_path / "a.txt", tmp_path / "b.txt"
     first.write_text("Admis le 12/02/2020. IPP : 8012939402. Homme de 40 ans.\n", encoding="utf-8")
     second.write_text("Revu le 12/02/2020 (IPP : 8012939402).\n", encoding="utf-8")

@@ -94,7 +94,7 @@ async def test_mllp_to_worker_outputs_agree_between_pid_and_text(broker: str) ->
                   "topic_dead_letter": f"dlq-{tag}", "publish_hl7": True,
                   "session_timeout_ms": 6000, "heartbeat_interval_ms": 500, "rebalance_timeout_ms": 6000},
         "model": {"enabled": False},
-        "hmac_secret": "e2e-test-secret-" + "0" * 32,  # no default secret (issue 19)
+        "hmac_secret": "e2e-test-secret-0123456789abcdef0123456789",  # no default secret (issue 19)
         "batch": {"max_events": 8, "max_wait_ms": 50},
         "http": {"host": "127.0.0.1", "port": 0},
     })

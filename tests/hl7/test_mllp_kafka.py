@@ -108,7 +108,8 @@ async def test_deid_mllp_command_bridges_and_stops_cleanly_on_sigterm(settings: 
     from worker.services.broker import free_port, wait_for_port
 
     port = free_port()
-    env = {**os.environ, "DEID_LOG_LEVEL": "WARNING", "DEID_HMAC_SECRET": "mllp-test-secret-" + "0" * 32}
+    env = {**os.environ, "DEID_LOG_LEVEL": "WARNING",
+           "DEID_HMAC_SECRET": "mllp-test-secret-0123456789abcdef0123456789"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "deid", "mllp", "--host", "127.0.0.1", "--port", str(port),
          "--bootstrap-servers", settings.kafka.bootstrap_servers, "--topic", settings.kafka.topic_raw_hl7],

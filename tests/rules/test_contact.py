@@ -102,3 +102,12 @@ def test_ip_addresses(find: Find, text: str, surface: str) -> None:
 @pytest.mark.parametrize("text", ["Version 999.1.1.1", "Heure 12:30:45", "Ratio 1:2"])
 def test_things_that_look_like_ips_but_are_not(find: Find, text: str) -> None:
     assert [s for s in find(text, "fr") if s[1] is Label.IP] == []
+
+
+def test_a_birth_date_and_an_age_are_not_a_phone_number() -> None:
+    from deid.rules import RuleDetector
+
+    text = "M. POPESCU Dimitri - né le 07/11/1968 - 52 ans"
+    spans = RuleDetector().find(text, "fr")
+    found = [(text[s.start : s.end], s.label.value) for s in spans]
+    assert ("07/11/1968", "BIRTH_DATE") in found and not [f for f in found if f[1] == "PHONE"]

@@ -73,7 +73,8 @@ async def test_open_store_picks_memory_redis_or_local_file(tmp_path: Path) -> No
     assert isinstance(redis_store, RedisPatientStore)
     assert redis_store.keys(P)[0] == f"deid:e2:{{p:{P}}}:memo"
     await redis_store.close()
-    with_secret = Settings(hmac_secret="local-test-secret-" + "0" * 32)  # a memo file needs one
+    # a memo file needs one
+    with_secret = Settings(hmac_secret="local-test-secret-0123456789abcdef0123456789")
     local = open_store(with_secret, local_path=tmp_path / "m.sqlite")
     assert isinstance(local, LocalFileStore)
     await local.close()

@@ -44,7 +44,8 @@ def test_the_settings_have_no_default_secret_and_the_source_holds_none() -> None
     assert Settings.model_fields["hmac_secret"].default is None
     with pytest.raises(SecretNotSet, match="DEID_HMAC_SECRET"):
         Settings.model_validate({}).require_secret()
-    assert Settings.model_validate({"hmac_secret": "s" * 32}).require_secret() == b"s" * 32
+    good = "9f2c41d0b7e85a63c1f04e9ad27b5c38e6a1d94f0b72c5e83a6d19f4b0c7e25a"
+    assert Settings.model_validate({"hmac_secret": good}).require_secret() == good.encode()
     import deid.settings
 
     assert not hasattr(deid.settings, "DEV_HMAC_SECRET")
@@ -74,9 +75,35 @@ def test_redact_with_a_memo_file_refuses_to_run_without_a_secret_in_one_line(tmp
 
 
 def test_redact_with_a_memo_file_and_a_secret_is_consistent_across_runs(tmp_path: Path) -> None:
-    env = _env(DEID_HMAC_SECRET="r" * 40)
+    env = _env(DEID_HMAC_SECRET="redact-memo-secret-0123456789abcdef0123456789")
     note = "Le patient Jean Dupont est suivi."
     outs = [_deid("redact", "--rules-only", "--strategy", "random", "--patient", "p1", "--store",
                   str(tmp_path / "memo.db"), "-", env=env, stdin=note) for _ in range(2)]
     assert [o.returncode for o in outs] == [0, 0], [o.stderr for o in outs]
     assert outs[0].stdout == outs[1].stdout
+
+
+@pytest.mark.parametrize(("secret", "why"), [
+    (" " * 32, "distinct characters"),
+    ("s" * 40, "distinct characters"),
+    ("dev-only-secret-change-me-0123456789", "published default"),
+    ("abcdefghijklmnopqrstuvwxyzabcdefgh", "one class"),
+    ("12345678901234567890123456789012", "distinct characters"),
+])
+def test_a_secret_that_does_not_look_random_is_refused_in_one_line(secret: str, why: str) -> None:
+    with pytest.raises(SecretNotSet, match=why):
+        Settings.model_validate({"hmac_secret": secret}).require_secret()
+    proc = _deid("worker", env=_env(DEID_HMAC_SECRET=secret))
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "does not look random" in proc.stderr
+
+
+def test_hex_and_base64_secrets_from_openssl_are_accepted() -> None:
+    import base64
+    import random
+
+    rng = random.Random(7)  # 2,000 draws of each: a rule refusing one in a thousand would show
+    for _ in range(2000):
+        raw = rng.randbytes(32)
+        for value in (raw.hex(), base64.b64encode(raw).decode()):
+            assert Settings.model_validate({"hmac_secret": value}).require_secret() == value.encode()
