@@ -7,11 +7,14 @@ cd "$(dirname "$0")/.."
 
 # redis-tools brings redis-cli, which the tests use to create a local Redis Cluster (Sentinel runs
 # as `redis-server --sentinel`, no extra package).
-if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+# chromium: the audit page's test opens it in a real headless browser (tests/eval/test_audit_html.py).
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 \
+        || ! command -v chromium >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
         SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
         $SUDO apt-get update -qq
         $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
+        $SUDO apt-get install -y -qq chromium >/dev/null || echo "setup: chromium not installed; the audit page's browser test will be skipped" >&2
         # the Debian package starts a system-wide server; the project starts its own on free ports
         $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
     else

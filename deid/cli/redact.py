@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +56,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("paths", metavar="FILE", nargs="+",
                    help="UTF-8 text file, directory (its --glob files), or - for standard input")
-    p.add_argument("--lang", choices=LANGUAGES, default="fr", help="language of the notes (default: fr)")
+    p.add_argument("--lang", choices=LANGUAGES, default=None,
+                   help="language of the notes (default: read from each note's text, French when it "
+                   "says too little; a note that reads as another language than --lang is warned about)")
     p.add_argument("--json", action="store_true", help="print JSON with the text and the spans")
     p.add_argument("--rules-only", "--no-model", dest="rules_only", action="store_true",
                    help="detect with the rule recognizers alone (person names are then NOT detected)")
@@ -105,11 +107,35 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=run)
 
 
+EARLIEST_DOCUMENT = date(1900, 1, 1)
+
+
 def _iso_date(value: str) -> date:
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date in YYYY-MM-DD form: {value!r}") from None
+    latest = date.today() + timedelta(days=366)
+    if not EARLIEST_DOCUMENT <= day <= latest:
+        raise argparse.ArgumentTypeError(
+            f"{value} is not a plausible document date (between {EARLIEST_DOCUMENT} and {latest})")
+    return day
+
+
+def note_language(text: str, given: str | None, source: str) -> str:
+    """The language to read ``text`` in: ``given`` (warned about when the text reads as another
+    one), else the one the text reads as, else French."""
+    from deid.corpora.language import marker_counts
+
+    counts = sorted(marker_counts([text]).items(), key=lambda kv: -kv[1])
+    (best, n), (_, second) = counts[0], counts[1]
+    read = best if n >= 5 and n >= 2 * second else None
+    if given is not None:
+        if read is not None and read != given:
+            print(f"deid redact: warning: {source} reads as {read!r}, not {given!r} (--lang); dates, "
+                  f"names and places are read as {given!r}", file=sys.stderr)
+        return given
+    return read or "fr"
 
 
 def build_detector(args: argparse.Namespace) -> Detector:
@@ -190,7 +216,7 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
     rng = getattr(args, "run_rng", None)
     if rng is None and args.seed is not None:
         rng = args.run_rng = random.Random(args.seed)
-    note = deidentify_text(text, spans, lang or args.lang, doc_date or args.date, strategy=args.strategy,
+    note = deidentify_text(text, spans, lang or args.lang or "fr", doc_date or args.date, strategy=args.strategy,
                            rng=rng, store=store, patient_id=patient, locale=args.locale,
                            date_order=args.date_order,
                            event_id=f"cli:{patient}:{hash_text(text)}")
@@ -270,7 +296,7 @@ def _run_one(args: argparse.Namespace) -> int:
     """One note: the command's original behaviour, with progress for a long one."""
     text = read_note(args.paths[0])
     detector = build_detector(args)
-    note = Note(args.paths[0], text, args.lang)
+    note = Note(args.paths[0], text, note_language(text, args.lang, args.paths[0]))
     with Progress(len(text.encode("utf-8")), "B", args.progress) as bar:
         spans = _detect([note], detector, args, bar)[0]
     output, out_spans = replace(note, spans, args)
@@ -306,12 +332,14 @@ def iter_inputs(args: argparse.Namespace, errors: list[str]) -> Iterator[Note]:
             for f in sorted(p for p in path.rglob(args.glob) if p.is_file()):
                 try:
                     text = read_note(str(f))
-                    yield Note(str(f), text, args.lang, args.date, None, None, f.relative_to(path))
+                    yield Note(str(f), text, note_language(text, args.lang, str(f)), args.date, None, None,
+                               f.relative_to(path))
                 except CliError as exc:
                     errors.append(str(exc))
             continue
         try:
-            yield Note(raw, read_note(raw), args.lang, args.date, None, None, Path(path.name))
+            text = read_note(raw)
+            yield Note(raw, text, note_language(text, args.lang, raw), args.date, None, None, Path(path.name))
         except CliError as exc:
             errors.append(str(exc))
 
@@ -332,7 +360,7 @@ def _iter_jsonl(raw: str, args: argparse.Namespace, errors: list[str]) -> Iterat
                 obj = orjson.loads(line)
                 if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                     raise ValueError("not an object with a \"text\" string")
-                lang = obj.get("lang") or obj.get("language") or args.lang
+                lang = obj.get("lang") or obj.get("language") or note_language(obj["text"], args.lang, where)
                 if lang not in LANGUAGES:
                     raise ValueError(f"unknown language {lang!r}")
                 doc_date = _json_date(obj.get("date")) or args.date

@@ -122,6 +122,15 @@ def _align_on(text: str, output: str, placed: Sequence[tuple[int, int, str, str]
     return out if text[pos:] == output[qpos:] else None
 
 
+def to_output(pos: int, replaced: Sequence[Replaced]) -> int:
+    """Where input offset ``pos`` (outside every replacement) sits in the output."""
+    shift = 0
+    for r in replaced:
+        if r.end <= pos:
+            shift += (r.out_end - r.out_start) - (r.end - r.start)
+    return pos + shift
+
+
 def output_region(text: str, replaced: Sequence[Replaced], start: int, end: int) -> tuple[str, str]:
     """What ``text[start:end]`` became: (the output there, the input characters copied through)."""
     out: list[str] = []

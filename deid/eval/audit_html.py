@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from deid.eval.audit import NoteAudit
+from deid.eval.audit import NoteAudit, to_output
 from deid.eval.audit_run import FACT_KINDS, ProfileReport
 
 _COLOURS = {
@@ -96,11 +96,11 @@ def _note(note_audits: Sequence[tuple[str, NoteAudit]]) -> str:
     cols = [f"<div><h3>original</h3><pre>{_highlight(n.text, gold)}</pre></div>"]
     findings = []
     for profile, a in note_audits:
-        leaked = {f.original for f in a.leaks}
-        spans = []
+        leaked = [m for m in n.mentions if m.text in {f.original for f in a.leaks}]
+        spans = [(to_output(m.start, a.replaced), to_output(m.end, a.replaced), m.label, True) for m in leaked
+                 if not any(r.start < m.end and m.start < r.end for r in a.replaced)]  # copied through
         for r in a.replaced:
-            leak = any(n.text[m.start : m.end] in leaked
-                       for m in n.mentions if m.start < r.end and r.start < m.end)
+            leak = any(m.start < r.end and r.start < m.end for m in leaked)
             spans.append((r.out_start, r.out_end, r.label, leak))
         cols.append(f"<div><h3>{escape(profile)}</h3><pre>{_highlight(a.output, spans)}</pre></div>")
         for f in a.leaks + a.facts:

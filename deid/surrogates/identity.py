@@ -258,6 +258,13 @@ _PAIR_TITLES = {
     "profesora",
 }
 _MAIDEN = {"nee", "née", "ne", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve", "born"}
+_FEMININE_MAIDEN = {"nee", "née", "ep.", "ep", "epouse", "épouse", "vve", "vve.", "veuve"}
+# Degrees and credentials written after a name and a comma.
+_DEGREES = frozenset({
+    "md", "do", "rn", "np", "pa", "pac", "phd", "mbbs", "mbchb", "frcp", "frcs", "mrcp", "mrcs", "facs",
+    "facp", "dnp", "crna", "lpn", "lcsw", "msw", "pharmd", "dpt", "pt", "ot", "slp", "bsn", "msn", "aprn",
+    "fnp", "mph", "dds", "dmd", "od", "ma", "cna", "emt", "jr", "sr", "ii", "iii",
+})  # fmt: skip
 _PARTICLES = {
     "de",
     "del",
@@ -503,9 +510,21 @@ def parse(text: str, lang: str, title_before: bool | str = False, given_after_co
     m.title = titles[-1] if titles else (title_before if isinstance(title_before, str) else "")
     has_title = bool(title_before) or bool(titles)
     body = toks[n_prefix:]
+    # a degree after a comma ("Nicole Landry, M.D.", "Smith, RN") is no part of the name: read
+    # as initials it made "Landry, M. D." a surname and its initials
+    end = len(text)
+    while (comma := text.rfind(",", 0, end)) >= 0:
+        credential = re.sub(r"[\s.]", "", text[comma + 1 : end]).casefold()
+        if credential not in _DEGREES or not any(t[0] < comma for t in body):
+            break
+        body = [t for t in body if t[0] < comma]
+        m.kept = True
+        end = comma
     # a maiden-name marker splits the body: what follows it is a surname
     maiden_at = next((i for i, (_, _, w) in enumerate(body) if _key(w) in _MAIDEN and i > 0), None)
     maiden = body[maiden_at + 1 :] if maiden_at is not None else []
+    if maiden_at is not None and m.title_gender is None and _key(body[maiden_at][2]) in _FEMININE_MAIDEN:
+        m.title_gender = "female"  # "LYON née CHABERT Rose", "épouse", "veuve": the grammar says a woman
     body = body[:maiden_at] if maiden_at is not None else body
     if given_after_comma:
         roles = ["given"] * len(body)
@@ -718,7 +737,18 @@ def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]
         return g, None
     if last in KIN and words[-1].islower():  # "COUSIN, [PHILIPPINE]": a surname, not her cousin
         return None, KIN[last]
+    if _AGREEMENT.get(lang, {}).get(last) and words[-1].islower():
+        return _AGREEMENT[lang][last], None  # "votre patiente, [NOM Prénom]": the noun agrees
     return None, None
+
+
+# Nouns for the person that agree in gender, written just before a name ("votre patiente, DUPONT
+# Marie", "la paciente ingresada"): French and Spanish grammar says who it is.
+_AGREEMENT: dict[str, dict[str, str]] = {
+    "fr": {"patiente": "female", "patient": "male", "résidente": "female", "résident": "male",
+           "parturiente": "female", "accouchée": "female", "opérée": "female", "opéré": "male"},
+    "es": {"enferma": "female", "enfermo": "male", "usuaria": "female", "usuario": "male"},
+}
 
 
 def title_before(before: str, lang: str) -> bool:

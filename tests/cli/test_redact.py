@@ -294,3 +294,54 @@ def test_redact_reads_and_writes_dates_in_the_feeds_order_and_says_what_it_kept(
                        "--date", "2021-03-05", str(note))
     doc = json.loads(out)
     assert code == 0 and doc["text"].startswith("Homme de 40 ans") and doc["kept_labels"] == ["AGE", "SEX"]
+
+
+def test_an_english_note_without_lang_is_read_as_english_and_a_wrong_lang_is_warned(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("The patient was admitted on 3/9/2024 and his wife was at the bedside with the son.\n",
+                    encoding="utf-8")
+    _, out, _ = run(capsys, "redact", "--rules-only", "--json", str(note))
+    assert json.loads(out)["language"] == "en"
+    _, _, err = run(capsys, "redact", "--rules-only", "--lang", "fr", str(note))
+    assert "reads as 'en', not 'fr'" in err
+
+
+@pytest.mark.parametrize("day", ["1850-01-01", "2999-01-01"])
+def test_an_implausible_document_date_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], day: str) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text(NOTE, encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["redact", "--rules-only", "--date", day, str(note)])
+    assert exc.value.code == 2
+    assert "not a plausible document date" in capsys.readouterr().err
+
+
+def test_jsonl_notes_of_one_patient_share_one_memo_without_store(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from deid.labels import Label
+    from deid.spans import Span
+
+    class Names:
+        model_name = "fixed"
+        model_version = "0"
+
+        def detect(self, texts: list[str], languages: list[str]) -> list[list[Span]]:
+            return [[Span(t.index("Ginette"), t.index("Ginette") + 16, Label.PATIENT)] for t in texts]
+
+    lines = [json.dumps({"id": i, "text": t, "patient": "p1", "lang": "fr"}) for i, t in enumerate(
+        ["Mme Ginette BERTHIER vue ce jour.", "Revue: Ginette BERTHIER va mieux."])]
+    src = tmp_path / "notes.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import deid.cli.redact as redact
+
+    original = redact.build_detector
+    redact.build_detector = lambda args: Names()  # type: ignore[assignment,misc,return-value]
+    try:
+        code, out, _ = run(capsys, "redact", "--jsonl", "--strategy", "random", "--seed", "1", str(src))
+    finally:
+        redact.build_detector = original
+    assert code == 0
+    first, second = (json.loads(line)["text"] for line in out.splitlines())
+    assert first.split()[1:3] == second.split()[1:3]  # one patient, one surrogate name

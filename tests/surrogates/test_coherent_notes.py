@@ -943,3 +943,32 @@ def test_a_french_cedex_address_stays_a_french_address() -> None:
         town = line.split("– ")[1][6:]
         assert french.find(town) is not None, line
         assert town_table().exists("FR", town, line.split("– ")[1][:5]) is not False, line
+
+
+def _given_gender(word: str) -> str | None:
+    from deid.eval.audit_run import given_name_genders
+    from deid.rules.names import fold
+
+    return given_name_genders().get(fold(word))
+
+
+@pytest.mark.parametrize(("text", "name", "lang", "gender"), [
+    # the noun before the name agrees with her: an epicene given name must come out female
+    ("Je revois votre patiente, BERTHIER Claude, pour son suivi.", "BERTHIER Claude", "fr", "F"),
+    # a degree after a comma is no part of the name (it read "Landry, M. D." and lost "Nicole")
+    ("Seen with Nicole Landry, M.D., this morning.", "Nicole Landry, M.D.", "en", "F"),
+])
+def test_a_persons_gender_told_by_the_grammar_or_the_given_name_is_kept(
+        text: str, name: str, lang: str, gender: str) -> None:
+    from deid.substitution import deidentify_text
+
+    start = text.index(name)
+    for seed in range(12):
+        out = deidentify_text(text, [Span(start, start + len(name), Label.PATIENT)], lang, strategy="dp",
+                              rng=random.Random(seed)).text
+        words = re.findall(r"[^\W\d_]+", out[start : start + len(name) + 12])
+        genders = {_given_gender(w) for w in words} - {None, "U"}
+        assert genders == {gender}, out
+    if lang == "en":
+        assert ", M.D." in out  # the degree stays as written
+
