@@ -217,7 +217,8 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
     if rng is None and args.seed is not None:
         rng = args.run_rng = random.Random(args.seed)
     note = deidentify_text(text, spans, lang or args.lang or "fr", doc_date or args.date,
-                           strategy=args.strategy, rng=rng, store=store, patient_id=patient, locale=args.locale,
+                           strategy=args.strategy, rng=rng, store=store, patient_id=patient,
+                           locale=args.locale,
                            date_order=args.date_order,
                            event_id=f"cli:{patient}:{hash_text(text)}")
     if args.store is not None:
