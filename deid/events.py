@@ -5,7 +5,7 @@ Encoding is orjson; ``encode``/``decode`` are the only way events cross a proces
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -23,6 +23,19 @@ def _not_a_bool(value: Any) -> Any:
 
 
 SchemaVersion = Annotated[Literal[1], BeforeValidator(_not_a_bool)]
+
+
+# The window of a plausible document date: a note dated 1850 or 2999 would anchor every date of
+# the patient's timeline there (issue 33), so it is refused rather than read.
+EARLIEST_DOCUMENT = date(1900, 1, 1)
+
+
+def latest_document() -> date:
+    return date.today() + timedelta(days=366)
+
+
+def plausible_document_date(day: date) -> bool:
+    return EARLIEST_DOCUMENT <= day <= latest_document()
 
 
 class RawNote(BaseModel):
@@ -135,6 +148,7 @@ DeadLetterReason = Literal[
     "hl7_parse_error",
     "processing_error",
     "detection_timeout",
+    "document_date_out_of_range",
 ]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from deid.events import DeadLetter, DeadLetterReason, RawNote
+from deid.events import EARLIEST_DOCUMENT, DeadLetter, DeadLetterReason, RawNote, plausible_document_date
 from deid.settings import Settings
 
 _LANGUAGES = ("fr", "es", "en")
@@ -89,6 +89,9 @@ def decode_record(value: bytes | None, *, topic: str, partition: int, offset: in
         note = RawNote.model_validate_json(value, strict=True)
     except ValidationError as exc:
         return dead("schema_violation", schema_detail(exc), obj)
+    if note.document_date is not None and not plausible_document_date(note.document_date):
+        return dead("document_date_out_of_range",
+                    f"document_date must lie between {EARLIEST_DOCUMENT} and one year from today", obj)
     if "language" not in obj:
         note = note.model_copy(update={"language": settings.default_language})
     return note

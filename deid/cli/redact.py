@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,18 +107,16 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=run)
 
 
-EARLIEST_DOCUMENT = date(1900, 1, 1)
-
-
 def _iso_date(value: str) -> date:
     try:
         day = date.fromisoformat(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date in YYYY-MM-DD form: {value!r}") from None
-    latest = date.today() + timedelta(days=366)
-    if not EARLIEST_DOCUMENT <= day <= latest:
+    from deid.events import EARLIEST_DOCUMENT, latest_document, plausible_document_date
+
+    if not plausible_document_date(day):
         raise argparse.ArgumentTypeError(
-            f"{value} is not a plausible document date (between {EARLIEST_DOCUMENT} and {latest})")
+            f"{value} is not a plausible document date (between {EARLIEST_DOCUMENT} and {latest_document()})")
     return day
 
 

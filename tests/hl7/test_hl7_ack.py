@@ -33,7 +33,7 @@ def test_ar_without_a_readable_header_still_is_a_valid_ack() -> None:
 
 def test_cli_rejects_a_missing_tls_certificate_in_one_line(monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("DEID_HMAC_SECRET", "t" * 32)
+    monkeypatch.setenv("DEID_HMAC_SECRET", "hl7-ack-test-secret-0123456789abcdef0123456789")
     monkeypatch.setenv("DEID_MLLP__TLS_CERTFILE", "/nonexistent/cert.pem")
     assert main(["mllp", "--port", "2575"]) == 2
     err = capsys.readouterr().err
@@ -51,7 +51,7 @@ def test_cli_reports_an_unreachable_broker_in_one_line(monkeypatch: pytest.Monke
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     from worker.services.broker import free_port
 
-    monkeypatch.setenv("DEID_HMAC_SECRET", "t" * 32)
+    monkeypatch.setenv("DEID_HMAC_SECRET", "hl7-ack-test-secret-0123456789abcdef0123456789")
 
     assert main(["mllp", "--host", "127.0.0.1", "--port", str(free_port()),
                  "--bootstrap-servers", f"127.0.0.1:{free_port()}"]) == 2

@@ -128,10 +128,18 @@ def test_schema_and_strict_model_accept_and_reject_the_same_events(obj: dict[str
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(broken() | from_schema(SCHEMA))
 def test_the_worker_decodes_exactly_the_schema_valid_events(obj: dict[str, Any]) -> None:
-    """The worker adds two documented rules (blank patient id, text size) and nothing else."""
+    """The worker adds three documented rules (blank patient id, text size, a document date in
+    1900 .. one year from today) and nothing else."""
+    from datetime import date
+
+    from deid.events import plausible_document_date
+
     res = decode(obj)
     blank_patient = isinstance(obj.get("patient_id"), str) and not obj["patient_id"].strip()
-    if schema_accepts(obj) and not blank_patient:
+    day = obj.get("document_date")
+    out_of_range = isinstance(day, str) and schema_accepts(obj) and not plausible_document_date(
+        date.fromisoformat(day))
+    if schema_accepts(obj) and not blank_patient and not out_of_range:
         assert isinstance(res, RawNote), res
         assert res.language == obj.get("language", "es")
     else:

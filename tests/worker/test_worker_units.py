@@ -32,6 +32,10 @@ def dec(value: bytes | None) -> RawNote | DeadLetter:
     (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "x" * 101}), "text_too_large"),
     (orjson.dumps({"event_id": "e", "patient_id": "p"}), "schema_violation"),
     (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "extra": 1}), "schema_violation"),
+    (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "document_date": "1850-01-01"}),
+     "document_date_out_of_range"),
+    (orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "document_date": "2999-01-01"}),
+     "document_date_out_of_range"),
 ])
 def test_bad_records_get_a_machine_readable_reason_and_their_position(payload: bytes | None,
                                                                       reason: str) -> None:
@@ -111,3 +115,8 @@ def test_third_party_loggers_are_pinned_even_when_the_root_is_at_debug() -> None
         assert logging.getLogger("deid.worker").isEnabledFor(logging.DEBUG)
     finally:
         root.setLevel(old)
+
+
+def test_a_document_date_inside_the_window_is_read() -> None:
+    res = dec(orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "document_date": "1901-06-01"}))
+    assert isinstance(res, RawNote) and res.document_date is not None
