@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from deid.labels import Category
-from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
+from deid.rules.names import TITLES_AND_PARTICLES, fold, given_names
 from deid.spans import Span
 
 _GLUED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)*")
@@ -38,8 +38,41 @@ _INITIAL_AFTER = re.compile(r"[ \t]([A-Z])\.?(?=\s|$|[,;)])")
 
 
 def _given_name(word: str) -> bool:
+    """A given name the tables know; beside a detected name, one that is also a common word
+    ("Amparo", "Pascal") is a name too."""
     f = fold(word)
-    return f in given_names() and f not in TITLES_AND_PARTICLES and f not in COMMON_WORDS
+    return f in given_names() and f not in TITLES_AND_PARTICLES
+
+
+# Words in capitals that label a field rather than belong to the name beside them.
+_FIELD_WORDS = frozenset({
+    "PATIENT", "PATIENTE", "PACIENTE", "NOM", "NAME", "NOMBRE", "PRENOM", "PRÉNOM", "APELLIDOS", "MRN",
+    "DOB", "DDN", "AGE", "ÂGE", "EDAD", "SEXE", "SEX", "SEXO", "NHC", "IPP", "NDA", "ROOM", "BED", "DR",
+    "MD", "RN", "MR", "MRS", "MS", "MME", "MLLE", "SR", "SRA", "HOSPITAL", "SERVICE", "SERVICIO", "UNIT",
+    "WARD", "DATE", "FECHA", "REF", "ID", "NHS", "NO", "RE", "CC", "TO", "FROM", "DE", "POUR", "PARA",
+})  # fmt: skip
+_CAPS_WORD_BEFORE = re.compile(r"(?<![^\W_])([A-ZÀ-Þ][A-ZÀ-Þ'’\-]{2,})([ \t]+)$")
+_CAPS_WORD_AFTER = re.compile(r"([ \t]+)([A-ZÀ-Þ][A-ZÀ-Þ'’\-]{2,})(?![\w'’\-])")
+
+
+def _grow_capitals(span: Span, text: str) -> Span:
+    """A name in capitals takes the words in capitals beside it on its line ("CIFUENTES" before
+    "BARROSO, EUSEBIO", "JIANGUO" after "WANG"), up to three each side, not a field's label."""
+    name = text[span.start : span.end]
+    if not name.isupper() or not any(c.isalpha() for c in name):
+        return span
+    start, end = span.start, span.end
+    for _ in range(3):
+        m = _CAPS_WORD_BEFORE.search(text, max(0, start - 40), start)
+        if m is None or m[1] in _FIELD_WORDS:
+            break
+        start = m.start(1)
+    for _ in range(3):
+        m = _CAPS_WORD_AFTER.match(text, end)
+        if m is None or m[2] in _FIELD_WORDS:
+            break
+        end = m.end(2)
+    return Span(start, end, span.label, span.source, span.score)
 
 
 def _same_case_style(word: str, name: str) -> bool:
@@ -146,7 +179,7 @@ def whole_extents(spans: Iterable[Span], text: str, language: str) -> list[Span]
         if s.label.value == "STREET":
                 s = _grow_street(s, text, language)
         elif cat is Category.PER:
-            s = _grow_person(s, text)
+            s = _grow_capitals(_grow_person(s, text), text)
         out.append(s)
     return _merge_touching(out)
 

@@ -9,6 +9,7 @@ from deid.rules import (  # noqa: F401  (registration)
     dates,
     given_names,
     hospital_acronyms,
+    hospital_names,
     hospitals,
     identifiers,
     initials,

@@ -23,9 +23,12 @@ _PAIR = rf"(?P<a>[A-Z]{{2,4}}){_SEP}(?P<b>[A-Za-z]{{2,4}})(?:{_SEP}(?P<c>[A-Za-z
 _REFERENCE = re.compile(
     r"(?:\b(?:N|V|O|Y)/\s?R[ée]f\b\.?|\bR[ée]f(?:[ée]rences?)?\b\.?|\bOur\s+ref\b\.?|\bYour\s+ref\b\.?|"
     r"\bNuestra\s+ref\b\.?|\bRef\b\.?|\bInitials\b|\bDict(?:ated)?\b\.?/\s?typed\b\.?)"
-    rf"[ \t]*[:\-]?[ \t]*{_PAIR}\b", re.IGNORECASE)
-# alone at the start of its line, maybe followed by the dictation's dates or a dash
-_ALONE = re.compile(rf"(?m)^[ \t]*{_PAIR}(?=[ \t]*(?:$|[.;,]|[-–—|][ \t]|[ \t]{{2,}}|D[DT]?:|T:|\d))")
+    rf"[ \t]*+[:\-]?[ \t]*+{_PAIR}\b", re.IGNORECASE)
+# alone at the start of its line, maybe followed by the dictation's dates or a dash. Blanks are
+# possessive here and above: two runs of them side by side would split a long run of spaces in
+# every way (quadratic; tests/rules/test_linear_time.py).
+_ALONE = re.compile(rf"(?m)^[ \t]*{_PAIR}(?=[ \t]{{2}}|[ \t]*+(?:$|[.;,]|[-–—|][ \t]|D[DT]?:|T:|"
+                   r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}))")
 # initials in brackets after a role: "Physio (JL)", "NSGY PA (KB)", "IDE (MT)"
 _ROLE_PAREN = re.compile(
     r"\b(?:PA|NP|RN|MD|DO|physio|PT|OT|SLT|SW|IDE|AS|ASH|nurse|CNA|HCA|FY1|FY2|SHO|SpR|reg|registrar|RT|"
@@ -33,7 +36,7 @@ _ROLE_PAREN = re.compile(
     r"SN|NA|tech|MA|CRNA|anesth\w*|surgeon|scrub|porter)\b[ \t]*\((?P<a>[A-Z]{2,3})\)", re.IGNORECASE)
 _TYPED_BY = re.compile(
     r"\b(?:transcribed|typed|dictated|tap[ée]e?|dactylographi[ée]e?|transcrit[oae]?|mecanografiad[oa])"
-    r"[ \t]+(?:by|par|por)[ \t]*:?[ \t]*(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
+    r"[ \t]+(?:by|par|por)[ \t]*+:?[ \t]*+(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
 
 
 @register("signature_initials", priority=45)
@@ -56,7 +59,10 @@ class SignatureInitialsRecognizer:
 
 
 def _initials(word: str, typed_by: bool) -> bool:
-    """Letters that can be someone's initials: not a common word written in lower case."""
+    """Letters that can be someone's initials: all capitals or all small letters ("Cr" of "BUN/Cr"
+    is a lab value), not a common word written in lower case."""
+    if not (word.isupper() or word.islower()):
+        return False
     if typed_by:
         return word.isupper() or (word.islower() and word not in _NOT_INITIALS)
     return word.lower() not in _NOT_INITIALS
