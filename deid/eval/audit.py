@@ -261,8 +261,9 @@ _DAY_MONTH = re.compile(rf"(?<!\d)(\d{{1,2}})(?:er|st|nd|rd|th|º)?\.?\s+(?:de\s
 _MONTH_DAY = re.compile(rf"\b({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})")
 
 
-def read_date(s: str, order: str) -> date | None:
-    """A full date (day, month, year) written in ``s``, or None; ``order`` is "dmy" or "mdy"."""
+def read_date(s: str, order: str, pivot: int = 2050) -> date | None:
+    """A full date (day, month, year) written in ``s``, or None; ``order`` is "dmy" or "mdy"; a
+    two-digit year is the latest year not after ``pivot`` (the note's year) that ends so."""
     f = fold(s)
     try:
         m = _NUMERIC.search(f)
@@ -270,7 +271,7 @@ def read_date(s: str, order: str) -> date | None:
             a, b, c = int(m.group(1)), int(m.group(3)), m.group(4)
             if len(m.group(1)) == 4:
                 return date(a, b, int(c))
-            year = int(c) if len(c) == 4 else 2000 + int(c) if int(c) < 50 else 1900 + int(c)
+            year = int(c) if len(c) == 4 else 2000 + int(c) if 2000 + int(c) <= pivot else 1900 + int(c)
             day, month = (b, a) if order == "mdy" else (a, b)
             return date(year, month, day)
         m = _DAY_MONTH.search(f)
@@ -308,13 +309,14 @@ def broken_facts(audits: Sequence[NoteAudit], genders: dict[str, str],
     dates: list[tuple[date, date, _Seen]] = []
     for a in audits:
         order = "mdy" if a.note.country == "US" else "dmy"
+        pivot = int(a.note.document_date[:4]) + 1
         for m in a.note.mentions:
             out = output_region(a.note.text, a.replaced, m.start, m.end)[0]
             seen = _Seen(a.note.note_id, m, out)
             if m.label in PERSON_LABELS:
                 persons[m.ref].append(seen)
-            if m.label in DATE_LABELS and (true := _full(m.ref)) and read_date(m.text, order) == true:
-                got = read_date(out, order)
+            if m.label in DATE_LABELS and (true := _full(m.ref)) and read_date(m.text, order, pivot) == true:
+                got = read_date(out, order, pivot)
                 if got is not None and out != m.text:
                     dates.append((true, got, seen))
         found += _ages(a, order)
@@ -380,7 +382,8 @@ def _ages(a: NoteAudit, order: str) -> list[Finding]:
     born = _full(births[0].ref)
     doc = date.fromisoformat(a.note.document_date)
     assert born is not None
-    out_birth = read_date(output_region(a.note.text, a.replaced, births[0].start, births[0].end)[0], order)
+    out_birth = read_date(output_region(a.note.text, a.replaced, births[0].start, births[0].end)[0], order,
+                          doc.year + 1)
     if out_birth is None:
         return []
     found = []
@@ -389,8 +392,8 @@ def _ages(a: NoteAudit, order: str) -> list[Finding]:
             continue  # a relative's age, or an age at another time
         out = output_region(a.note.text, a.replaced, m.start, m.end)[0]
         digits = re.findall(r"\d+", out)
-        if len(digits) != 1:
-            continue
+        if len(digits) != 1 or "+" in out or re.search(r"mois|mes|month|sem|week|d[íi]a|day|jour", out, re.I):
+            continue  # "90+": Safe Harbor's aggregate; an age in months or weeks is not in years
         want = _years(out_birth, doc)
         if abs(int(digits[0]) - want) > 1:
             found.append(Finding(a.note.note_id, "age_birth", "AGE", m.text, out,

@@ -126,6 +126,7 @@ def test_a_surrogate_town_with_a_postcode_of_another_town_is_a_broken_address() 
 
 @pytest.mark.parametrize(("text", "order", "want"), [
     ("le 12/03/2024", "dmy", "2024-03-12"), ("on 3/12/2024", "mdy", "2024-03-12"),
+    ("4/17/58", "mdy", "1958-04-17"),
     ("12 mars 2024", "dmy", "2024-03-12"), ("March 12, 2024", "mdy", "2024-03-12"),
     ("12 de marzo de 2024", "dmy", "2024-03-12"), ("2024-03-12", "dmy", "2024-03-12"),
 ])
