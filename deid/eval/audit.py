@@ -193,14 +193,20 @@ pasado pasada proximo proxima noche manana tarde soir matin nuit fin debut end b
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 
 
+_NAME_FRAME = frozenset({
+    "mr", "mrs", "ms", "miss", "dr", "dra", "mme", "mlle", "m", "pr", "sr", "sra", "md", "monsieur",
+    "madame", "docteur", "doctor", "senor", "senora", "don", "dona", "de", "del", "la", "le", "los",
+    "las", "van", "von", "der", "da", "di", "du", "des", "y", "e", "nee", "ne", "epouse", "ep", "veuve",
+    "vve", "born",
+})
+
+
 def _allowed(mention: Mention, part: str, profile: str, regions: frozenset[str] = frozenset()) -> bool:
     """Whether ``part`` (a folded word or digit run of the mention) is kept on purpose."""
     if part in GENERIC_WORDS and mention.label not in PERSON_LABELS | {"EMAIL"}:
         return True
-    if part in {"mr", "mrs", "ms", "miss", "dr", "dra", "mme", "mlle", "m", "pr", "sr", "sra", "md",
-                "monsieur", "madame", "docteur", "doctor", "senor", "senora", "don", "dona"} \
-            and mention.label in PERSON_LABELS:
-        return True
+    if part in _NAME_FRAME and mention.label in PERSON_LABELS:
+        return True  # a title, a particle or a married-name marker names no one on its own
     keeps = kept(profile, mention.label)
     if "state" in keeps and (mention.label == "COUNTRY" or fold(mention.text).strip() in regions):
         return True  # a region, state, province or county as a whole; not a neighbourhood
