@@ -60,6 +60,8 @@ def register(subparsers: Any) -> None:
 def load(path: Path, split: str, lang: str | None, limit: int | None) -> list[Note]:
     from deid.corpora.realistic import MarkupError, build, read_jsonl
 
+    if not path.exists():
+        raise CliError(f"{path}: no such file or directory")
     try:
         notes = build(path) if path.is_dir() else read_jsonl(path)
     except MarkupError as exc:
