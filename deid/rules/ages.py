@@ -82,8 +82,9 @@ class AgeRecognizer(RegexRecognizer):
             re.compile(rf"\b(?P<phi>{_N['en']}[- ](?:years?|months?|weeks?|days?)[- ]old)\b", _I),
             # 40 yo, 40 y/o, 40yo
             re.compile(r"\b(?P<phi>\d{1,3}\s?(?:yo|y/o|y\.o\.))(?!\w)", _I),
-            # aged 40, age: 40, age of 40
-            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age)\s*:?\s*"
+            # aged 40, age: 40, age of 40 (possessive blanks: two runs side by side would split a
+            # long run of spaces in every way, quadratic; tests/rules/test_linear_time.py)
+            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age)\s*+:?\s*+"
                        rf"(?P<phi>\d{{1,3}}(?:\s+{_EN_UNIT})?)\b", _I),
             # 40 years of age, 40 years old
             re.compile(rf"\b(?P<phi>{_N['en']}\s+{_EN_UNIT})(?=\s+(?:of\s+age|old)\b)", _I),

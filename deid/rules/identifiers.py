@@ -48,7 +48,7 @@ _KEYWORDS: tuple[tuple[str, Label], ...] = (
     (r"social\s+security(?:\s+(?:number|no\.?|#))?|NHS\s+(?:number|no\.?)|insurance\s+(?:number|no\.?|id)",
      Label.ID_SSN),
     # staff
-    (r"N[º°o]\s*\.?\s*Col\.?|(?:n[º°o]\.?\s*|n[úu]m(?:ero|\.)?\s*)?(?:de\s+)?colegiad[oa](?:\s+n[º°o]\.?)?",
+    (r"N[º°o]\s*+\.?\s*+Col\.?|(?:n[º°o]\.?\s*|n[úu]m(?:ero|\.)?\s*)?(?:de\s+)?colegiad[oa](?:\s+n[º°o]\.?)?",
      Label.ID_STAFF),
     (r"(?:n[º°o]\.?\s*)?RPPS|(?:n[º°o]\.?\s*)?ADELI", Label.ID_STAFF),
     (r"(?:NPI|GMC|license|licence)(?:\s+(?:number|no\.?|#))?", Label.ID_STAFF),
@@ -59,11 +59,13 @@ _KEYWORDS: tuple[tuple[str, Label], ...] = (
 _KEYWORD_RES = [(re.compile(r"(?:" + k + r")$", _I), lab) for k, lab in _KEYWORDS]
 _ALL_KEYWORDS = "|".join(k for k, _ in sorted(_KEYWORDS, key=lambda kv: len(kv[0]), reverse=True))
 
-# keyword, optional "n°" / ":" / "#", optional lower-case prefix like "nhc-", then the identifier
+# keyword, optional "n°" / ":" / "#", optional lower-case prefix like "nhc-", then the identifier.
+# The blanks are possessive, here and in "Nº Col": runs of them side by side would split a long run
+# of spaces after a label in every way (quadratic; tests/rules/test_linear_time.py).
 _CHUNK = r"(?:[A-Z]{1,3}-?)?\d[\dA-Z]*"
 _LABELLED = re.compile(
     r"(?<![\w])(?P<kw>" + _ALL_KEYWORDS + r")(?![\w])"
-    r"[ \t]*(?:[:#=]|n[º°o]\.?|num(?:éro|ero)?\.?|is|est|es)?[ \t]*(?::[ \t]*)?(?:[a-z]{2,4}-)?"
+    r"[ \t]*+(?:[:#=]|n[º°o]\.?|num(?:éro|ero)?\.?|is|est|es)?[ \t]*+(?::[ \t]*+)?(?:[a-z]{2,4}-)?"
     r"(?P<phi>" + _CHUNK + r"(?:(?:[ \-./]|[ ]-[ ])\d[\dA-Z]*)*)(?![\w])",
     _I,
 )

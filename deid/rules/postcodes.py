@@ -35,13 +35,16 @@ POSTCODE_SHAPE = re.compile(rf"{_FR_CODE}|(?:E-)?{_ES_CODE}|{_US_CODE}|{_UK_CODE
 
 @register("postcode", priority=70)
 class PostcodeRecognizer(RegexRecognizer):
+    """Possessive blanks around the label's colon: two runs side by side would split a long run of
+    spaces in every way (quadratic; tests/rules/test_linear_time.py)."""
+
     name = "postcode"
     label = Label.POSTCODE
     patterns: ClassVar[Patterns] = {
         "fr": (
             re.compile(r"(?<![\w,.])(?P<phi>" + _FR_CODE + r")(?![\w,.]\d)"
                        r"(?=,?[ \t]+(?P<city>" + _CITY + r"))"),
-            re.compile(r"\b(?:code\s+postal|CP|C\.P\.)\s*:?\s*(?P<phi>" + _FR_CODE + r")(?!\d)", _I),
+            re.compile(r"\b(?:code\s+postal|CP|C\.P\.)\s*+:?\s*+(?P<phi>" + _FR_CODE + r")(?!\d)", _I),
             # after a street: "12 rue de la Paix, 75002"
             re.compile(r"\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:" + WAY_TYPES + r")(?![\w\-])"
                        r"[^\n\d]{2,60}?,?\s+(?P<phi>" + _FR_CODE + r")(?!\d)", _I),
@@ -49,12 +52,12 @@ class PostcodeRecognizer(RegexRecognizer):
         "es": (
             re.compile(r"(?<![\w,.])(?P<phi>" + _ES_CODE + r")(?![\w,.]\d)"
                        r"(?=,?[ \t]+(?P<city>" + _CITY + r"))"),
-            re.compile(r"\b(?:c[óo]digo\s+postal|CP|C\.P\.)\s*:?\s*(?P<phi>" + _ES_CODE + r")(?!\d)", _I),
+            re.compile(r"\b(?:c[óo]digo\s+postal|CP|C\.P\.)\s*+:?\s*+(?P<phi>" + _ES_CODE + r")(?!\d)", _I),
             # the international form "E-41013" names itself a Spanish postcode
             re.compile(r"(?<![\w\-])(?P<phi>E-" + _ES_CODE + r")(?!\d)"),
         ),
         "en": (
-            re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*:?\s*"
+            re.compile(r"\b(?:zip(?:\s+code)?|postcode|postal\s+code)\s*+:?\s*+"
                        r"(?P<phi>" + _US_CODE + r")(?!\d)", _I),
             re.compile(r"\b[A-Z]{2}\s(?P<phi>" + _US_CODE + r")(?!\d)"),  # US: "MA 02115"
             re.compile(r"(?<![\w\-])(?P<phi>" + _UK_CODE + r")(?![\w\-])"),  # UK: "LS1 4AP"

@@ -23,6 +23,11 @@ from deid.rules.registry import register
 from deid.spans import Span
 
 _I = re.IGNORECASE
+# Every pattern runs in time linear in the note (``tests/rules/test_linear_time.py``): a repeat
+# that could run across the starting points of other attempts ("a-a-a-...", "MBI-MBI-...") is
+# bounded, here to 61 characters (a name word, hyphens included, a hospital's word, the part of an
+# insurance id before its first digit); two runs of blanks side by side are possessive.
+_LONGEST = 60
 
 
 @register("us_phone", priority=41)
@@ -52,7 +57,9 @@ _INSURANCE_LABEL = (r"medicare(?:\s+(?:id|number|no\.?|#|mbi))?|medicaid(?:\s+(?
                     r"member\s*(?:id|number|no\.?|#)|subscriber\s*(?:id|number|no\.?|#)|"
                     r"policy\s*(?:id|number|no\.?|#)|insurance\s+(?:id|number|no\.?|#)|"
                     r"group\s*(?:id|number|no\.?|#)|plan\s+(?:id|number|no\.?|#)")  # fmt: skip
-_VALUE = r"(?=[A-Z0-9-]*\d)[A-Z0-9]{2,}(?:-[A-Z0-9]{2,}){0,3}"
+# The first digit within 61 characters: an unbounded look-ahead rescanned "MBI-MBI-MBI-..." from
+# every label (quadratic).
+_VALUE = rf"(?=[A-Z0-9-]{{0,{_LONGEST}}}\d)[A-Z0-9]{{2,}}(?:-[A-Z0-9]{{2,}}){{0,3}}"
 
 
 @register("us_ids", priority=11)
@@ -64,8 +71,9 @@ class UsIdRecognizer(RegexRecognizer):
     patterns: ClassVar[Patterns] = {
         "en": (
             re.compile(r"(?<![\w\-/.])(?P<phi>\d{3}-\d{2}-\d{4})(?![\w\-/]|\.\d)"),
+            # blanks possessive (and in the date cue below): see _LONGEST
             re.compile(
-                rf"\b(?:{_INSURANCE_LABEL})(?:\s*(?:ID|#|no\.?|number))?\s*[:#]?\s*(?P<phi>{_VALUE})\b", _I
+                rf"\b(?:{_INSURANCE_LABEL})(?:\s*+(?:ID|#|no\.?|number))?\s*+[:#]?\s*+(?P<phi>{_VALUE})\b", _I
             ),
         ),
     }
@@ -95,7 +103,7 @@ class UsDateRecognizer(RegexRecognizer):
     patterns: ClassVar[Patterns] = {
         "en": (
             re.compile(
-                rf"\b(?:{_DATE_CUE})\s*:?\s*(?P<phi>(?P<m>[01]?\d)/(?P<d>[0-3]?\d))(?![/\d]|\.\d|\s*(?:mg|mmHg|%))",
+                rf"\b(?:{_DATE_CUE})\s*+:?\s*+(?P<phi>(?P<m>[01]?\d)/(?P<d>[0-3]?\d))(?![/\d]|\.\d|\s*(?:mg|mmHg|%))",
                 _I,
             ),
             # a month/day before a clock time or a shift: "11/9 18:45", "NURSING NOTE 8/20 0700-1900"
@@ -211,7 +219,9 @@ _HOSPITAL_KIND = (r"(?:General[ ]|Community[ ]|Regional[ ]|Children's[ ]|Univers
                   r"(?:Hospital|Medical\s+Cent(?:er|re)|Health\s+Cent(?:er|re)|Clinic|Infirmary|"
                   r"Nursing\s+Home|Rehab(?:ilitation)?\s+Cent(?:er|re)|Skilled\s+Nursing(?:\s+Facility)?|"
                   r"Assisted\s+Living)")  # fmt: skip
-_CAP = r"(?:St\.|Saint|[A-Z][a-zA-Z'’\-]+)"
+# A word of the name: possessive and bounded, since a word may hold hyphens and every capital
+# after a hyphen starts another attempt ("A-A-A-..." was quadratic). A space always follows it.
+_CAP = rf"(?:St\.|Saint|[A-Z][a-zA-Z'’\-]{{1,{_LONGEST}}}+)"
 # Not MD nor PA: after a name they are its degree ("Patel, MD"), not Maryland or Pennsylvania.
 _STATES = [
     "AL",
@@ -304,6 +314,15 @@ _ANYNAME = (
     r"(?:[A-Z]\.[ ]?)?[A-Z][a-zA-Z'’\-]+(?:[ ][A-Z][a-zA-Z'’\-]+){0,2}|"
     r"[a-z][a-z'’\-]+(?:[ ][a-z][a-z'’\-]+)?"
 )
+# The same names before a record number, where every hyphen or colon may start an attempt
+# ("a-a-a-...", issue 33): words bounded and possessive (a space, a comma or "(" follows each).
+_UPWORD = rf"[A-Z][a-zA-Z'’\-]{{1,{_LONGEST}}}+"
+_LOWWORD = rf"[a-z][a-z'’\-]{{1,{_LONGEST}}}+"
+_BOUNDED_ANYNAME = (
+    rf"{_UPWORD},[ ]{_UPWORD}|"
+    rf"(?:[A-Z]\.[ ]?)?{_UPWORD}(?:[ ]{_UPWORD}){{0,2}}|"
+    rf"{_LOWWORD}(?:[ ]{_LOWWORD})?"
+)
 _KIN = (r"dtr|daughter|son|wife|husband|mother|father|mom|dad|sister|brother|niece|nephew|granddaughter|"
         r"grandson|"
         r"partner|spouse|HCP|proxy|friend|neighbor|neighbour")  # fmt: skip
@@ -365,7 +384,8 @@ class EnglishNameRecognizer(RegexRecognizer):
             re.compile(r"\b(?:Pt|Patient)[ ](?P<phi>[a-z][a-z'’\-]+[ ][a-z][a-z'’\-]+)(?=[ ]is[ ]an?[ ]\d)"),
             # a name before its record number: "Discharge Summary - Lawson, Dominique (MRN 8948...)"
             re.compile(
-                rf"(?:^|[-–:][ \t]*)(?P<phi>{_ANYNAME})[ ]\((?:MRN|DOB|Medical\s+Record)", re.MULTILINE
+                rf"(?:^|[-–:][ \t]*)(?P<phi>{_BOUNDED_ANYNAME})[ ]\((?:MRN|DOB|Medical\s+Record)",
+                re.MULTILINE,
             ),
         ),
     }

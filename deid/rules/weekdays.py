@@ -25,7 +25,9 @@ _EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _EN_ABBR = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)"
 _FR = r"(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
 _ES = r"(?:lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo)"
-_NO_DAY_AFTER = r"(?![ \t]*(?:\d|,[ \t]*\d|[ \t]+(?:the[ \t]+)?\d|\d{1,2}(?:st|nd|rd|th)))"  # a date then
+# a date then. Possessive blanks: two runs of them side by side split a long run of spaces in
+# every way (quadratic, issue 33); "the" still wants a blank before it.
+_NO_DAY_AFTER = r"(?![ \t]*+(?:\d|,[ \t]*+\d|(?<=[ \t])the[ \t]++\d|\d{1,2}(?:st|nd|rd|th)))"
 
 
 @register("weekday", priority=56)
