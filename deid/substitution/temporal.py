@@ -186,11 +186,37 @@ class TemporalOperator(Operator):
     def _points(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> list[Item]:
         anchor = self._anchor(ctx, items, memo)
         pts = [it for it in items if it.strategy in _TIMELINE and it.data.day is not None and it.key
-               and not (it.label is Label.BIRTH_DATE and anchor is not None and it.key != anchor)]
+               and not self._another_spelling(ctx, it, items, anchor)]
         ref = ctx.shared.get("temporal.ref")
         if ref is not None and self._needs_ref(items):
             pts.append(ref)
         return pts
+
+    def _another_spelling(self, ctx: NoteContext, it: Item, items: Sequence[Item],
+                          anchor: str | None) -> bool:
+        """A birth date that is not the anchor but falls in the anchor's year ("juin 1968" beside
+        "30/06/1968"): the patient's birth date spelt again, rendered from the anchor. A birth date
+        of another year is a relative's ("son fils, né le 09/06/2024"): a date of its own, never
+        the patient's anchor (issue 29)."""
+        if it.label is not Label.BIRTH_DATE or anchor is None or it.key == anchor:
+            return False
+        year = self._anchor_year(ctx, items, anchor)
+        if year is None or it.data.day is None or it.data.day.year == year:
+            return True
+        it.unit = it.data.t.unit  # a relative's birth date: noised as the date it is, in its own unit
+        return False
+
+    def _spelt_again(self, ctx: NoteContext, item: Item, anchor: str) -> bool:
+        point = self.state(ctx).by_key.get(anchor)
+        m: Mention = item.data
+        return point is None or m.day is None or date.fromordinal(point.true).year == m.day.year
+
+    def _anchor_year(self, ctx: NoteContext, items: Sequence[Item], anchor: str) -> int | None:
+        own = next((i for i in items if i.key == anchor and isinstance(i.data, Mention) and i.data.day), None)
+        if own is not None:
+            return own.data.day.year
+        point = self.state(ctx).by_key.get(anchor)
+        return date.fromordinal(point.true).year if point is not None else None
 
     @staticmethod
     def _needs_ref(items: Sequence[Item]) -> bool:
@@ -317,7 +343,8 @@ class TemporalOperator(Operator):
             return self._amount(item, memo)
         fake = _fake_day(memo.get(item.key))
         anchor = memo.get(self.anchor_key(ctx))
-        if item.label is Label.BIRTH_DATE and anchor and anchor != item.key:
+        if (item.label is Label.BIRTH_DATE and anchor and anchor != item.key
+                and self._spelt_again(ctx, item, anchor)):
             # another spelling of the patient's birth date ("juin 1968" beside "30/06/1968"): one
             # surrogate birth date per patient, so it is rendered from the anchor (post-processing)
             point = self.state(ctx).by_key.get(anchor)

@@ -972,3 +972,20 @@ def test_a_persons_gender_told_by_the_grammar_or_the_given_name_is_kept(
     if lang == "en":
         assert ", M.D." in out  # the degree stays as written
 
+
+
+def test_a_relatives_birth_date_is_never_the_patients_anchor() -> None:
+    """A newborn's "né le 09/06/2024" in the mother's note came out as the mother's surrogate birth
+    date (1984): every birth date of another year than the patient's was read as hers."""
+    from deid.substitution import deidentify_text
+
+    text = "Mme Léa MARTIN, née le 12/03/1990.\nNaissance de Hugo, né le 09/06/2024, 3250 g."
+    mother, baby = text.index("12/03/1990"), text.index("09/06/2024")
+    spans = [Span(mother, mother + 10, Label.BIRTH_DATE), Span(baby, baby + 10, Label.BIRTH_DATE)]
+    for seed in range(15):
+        out = deidentify_text(text, spans, "fr", date(2024, 6, 10), strategy="dp",
+                              rng=random.Random(seed)).text
+        first, second = re.findall(r"\d\d/\d\d/\d{4}", out)
+        born = date(int(second[6:]), int(second[3:5]), int(second[:2]))
+        assert first != second, out
+        assert abs((born - date(2024, 6, 9)).days) < 120, out  # a date noised in days, not years
