@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from deid.ner.text import Word, make_windows, split_words
@@ -58,10 +61,14 @@ def token_windows(n_tokens: int, max_len: int, overlap: int) -> list[Any]:
     return make_windows(n_tokens, size, min(overlap, size - 1))
 
 
-def encode_texts(tokenizer: Any, texts: Sequence[str]) -> list[EncodedText]:
+def encode_texts(tokenizer: Any, texts: Sequence[str], cache: WordCache | None = None) -> list[EncodedText]:
     """``encode_text`` for a whole batch with one tokenizer call: the fast tokenizer then splits the
-    texts in parallel in Rust instead of paying Python's per-call overhead once per note."""
+    texts in parallel in Rust instead of paying Python's per-call overhead once per note. With a
+    ``cache`` (``WordCache``, built on this ``tokenizer``) known words are not tokenized again:
+    the same output, token for token."""
     words = [split_words(t) for t in texts]
+    if cache is not None and cache.exact:
+        return _encode_cached(cache, texts, words)
     todo = [i for i, w in enumerate(words) if w]
     out = [EncodedText([], [], [], []) for _ in texts]
     if not todo:
@@ -86,6 +93,116 @@ def encode_texts(tokenizer: Any, texts: Sequence[str]) -> list[EncodedText]:
             first.append(wid != prev)
             prev = wid
         out[i] = EncodedText(words[i], keep_ids, word_of, first)
+    return out
+
+
+def _tokenize_words(tokenizer: Any, words: Sequence[str]) -> list[tuple[int, ...]]:
+    """Each word's subword ids, as ``encode_texts`` reads them inside a note (pre-tokenized input,
+    no special tokens), from one tokenizer call with every word as a one-word text: the Rust
+    tokenizer's own when it pads and truncates nothing (half the time of transformers' wrapper,
+    which calls it the same way and then builds Python lists of every field)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and backend.padding is None and backend.truncation is None:
+        encs = backend.encode_batch([[w] for w in words], is_pretokenized=True, add_special_tokens=False)
+        return [
+            tuple(e.ids) if None not in e.word_ids
+            else tuple(t for t, wid in zip(e.ids, e.word_ids, strict=True) if wid is not None)
+            for e in encs
+        ]
+    enc = tokenizer([[w] for w in words], is_split_into_words=True, add_special_tokens=False,
+                    verbose=False)
+    return [
+        tuple(tid for tid, wid in zip(enc["input_ids"][row], enc.word_ids(row), strict=True)
+              if wid is not None)
+        for row in range(len(words))
+    ]
+
+
+# words of several scripts, digits, punctuation and a long word: a tokenizer for which these read
+# differently alone than inside one text does not tokenize word by word, and gets no cache
+_PROBE = ("Mme", "Lefebvre", ",", "née", "le", "12", "/", "03", "/", "1951", ".", "Paciente", ":",
+          "Rosa", "Martínez", "Ñandú", "67", "años", "Straße", "İstanbul", "ﬁn", "Ａｂｃ", "€", "µg",
+          "Thérèse", "anticonstitutionnellement", "日本", "\u200b", "x" * 80, "’", "-")
+
+
+class WordCache:
+    """word -> its subword ids, for ``encode_texts``: at most ``max_words`` words, the least
+    recently used dropped first; one per detector (per tokenizer).
+
+    Exact because the input is pre-tokenized: the tokenizer normalizes and splits each word on its
+    own (the shipped one prefixes every word with the metaspace, ``prepend_scheme: always``), so a
+    word's ids never depend on its neighbours. ``exact`` checks that on a probe of varied words when
+    the cache is made; a tokenizer that fails it is called as before (``encode_texts`` ignores the
+    cache). A lock guards the table, so detectors that share one (``NerDetector.with_config``) may
+    be called from several threads (the detector serializes its own calls anyway).
+    """
+
+    def __init__(self, tokenizer: Any, max_words: int = 100_000) -> None:
+        if max_words < 1:
+            raise ValueError("max_words must be at least 1")
+        self._tokenizer = tokenizer
+        self.max_words = max_words
+        self._ids: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        self.exact = self._agrees_in_context(_PROBE)
+
+    def _agrees_in_context(self, words: Sequence[str]) -> bool:
+        try:
+            text = " ".join(words)
+            (whole,) = encode_texts(self._tokenizer, [text])
+            alone = _tokenize_words(self._tokenizer, [text[w.start : w.end] for w in whole.words])
+        except Exception:
+            return False
+        return whole.ids == list(chain.from_iterable(alone))
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def lookup(self, words: Iterable[str]) -> dict[str, tuple[int, ...]]:
+        """The ids of every word in ``words``, the unknown ones tokenized in one call."""
+        wanted = dict.fromkeys(words)
+        found: dict[str, tuple[int, ...]] = {}
+        with self._lock:
+            table = self._ids
+            missing: list[str] = []
+            for w in wanted:
+                ids = table.get(w)
+                if ids is None:
+                    missing.append(w)
+                else:
+                    table.move_to_end(w)
+                    found[w] = ids
+            self.hits += len(found)
+            self.misses += len(missing)
+            if missing:
+                for w, ids in zip(missing, _tokenize_words(self._tokenizer, missing), strict=True):
+                    table[w] = ids
+                    found[w] = ids
+                while len(table) > self.max_words:
+                    table.popitem(last=False)
+        return found
+
+
+def _encode_cached(cache: WordCache, texts: Sequence[str], words: list[list[Word]]) -> list[EncodedText]:
+    pieces = [[t[w.start : w.end] for w in ws] for t, ws in zip(texts, words, strict=True)]
+    table = cache.lookup(chain.from_iterable(pieces))
+    out: list[EncodedText] = []
+    for ws, strs in zip(words, pieces, strict=True):
+        ids: list[int] = []
+        word_of: list[int] = []
+        first: list[bool] = []
+        for wi, s in enumerate(strs):
+            p = table[s]
+            n = len(p)
+            if n:
+                ids.extend(p)
+                word_of.extend([wi] * n)
+                first.append(True)
+                if n > 1:
+                    first.extend([False] * (n - 1))
+        out.append(EncodedText(ws, ids, word_of, first))
     return out
 
 

@@ -10,6 +10,7 @@ majority label per entity). A backend is only ``forward(ids, mask) -> probabilit
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -19,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from deid.ner.encode import EncodedText, encode_texts, special_ids, unit_starts
-from deid.ner.text import Window, decode_words, make_aligned_windows
+from deid.labels import Label
+from deid.ner.encode import EncodedText, WordCache, encode_texts, special_ids, unit_starts
+from deid.ner.text import _CONTINUABLE, Window, Word, make_aligned_windows
 from deid.spans import Span
 
 # (input ids, attention mask), both int64 (batch, length) -> softmax probabilities (batch, length, tags)
@@ -140,10 +142,12 @@ def token_predictions(
     config: InferenceConfig = InferenceConfig(),
     o_id: int = 0,
     timings: Timings | None = None,
+    word_cache: WordCache | None = None,
 ) -> tuple[list[EncodedText], list[TokenPreds]]:
-    """The model's reading of every subword of ``texts``, before any decoding."""
+    """The model's reading of every subword of ``texts``, before any decoding (``word_cache``:
+    words already seen are not tokenized again, ``encode_texts``)."""
     t0 = time.perf_counter()
-    encoded = encode_texts(tokenizer, texts)
+    encoded = encode_texts(tokenizer, texts, word_cache)
     t1 = time.perf_counter()
     jobs = _plan(encoded, texts, config)
     batches = _batches(jobs, config)
@@ -214,39 +218,115 @@ def decode_predictions(
     id2label: dict[int, str],
     config: InferenceConfig = InferenceConfig(),
 ) -> list[list[Span]]:
-    """Word tags from each word's first subword, then spans (``decode_words``)."""
+    """Word tags from each word's first subword, then spans: ``deid.ner.text.decode_words``'s
+    spans (an entity breaks only at a B- or an O and takes its majority label; a B- one space after
+    a name of its label continues it), from a loop over the PHI words only. An O word only ends the
+    entity in progress, so skipping O words and ending the entity at each gap in the word indices
+    gives the same spans (tests/ner/test_word_cache_and_phi_decode.py checks it against decode_words)."""
+    labels: dict[str, Label] = {}
     out: list[list[Span]] = []
     for text, enc, pr in zip(texts, encoded, preds, strict=True):
-        tags = ["O"] * len(enc.words)
-        scores = [1.0] * len(enc.words)
-        if enc.ids:
-            first = np.flatnonzero(np.asarray(enc.first, dtype=bool))
-            word_of = np.asarray(enc.word_of, dtype=np.int64)[first]
-            p_tag, p_o, tag = pr.p_tag[first], pr.p_o[first], pr.tag[first]
-            if config.min_phi_prob is None:
-                phi = p_tag > p_o  # the argmax, O winning ties as before
-                best = np.where(phi, p_tag, p_o)
-            else:
-                phi = (1.0 - p_o) >= config.min_phi_prob
-                best = np.where(phi, p_tag, p_o)
-            if config.min_score > 0:
-                phi &= best >= config.min_score
-            rows = zip(word_of.tolist(), phi.tolist(), tag.tolist(), best.tolist(), strict=True)
-            for w, is_phi, t, p in rows:
-                scores[w] = p
-                if is_phi:
-                    tags[w] = id2label.get(t, "O")
-        out.append(decode_words(enc.words, tags, scores, text=text))
+        out.append(_decode_phi_words(text, enc, pr, id2label, config, labels) if enc.ids else [])
     return out
 
 
-def torch_forward(model: Any, device: str = "cpu", dtype: Any = None, *, fuse: bool = False) -> Forward:
+def _decode_phi_words(text: str, enc: EncodedText, pr: TokenPreds, id2label: dict[int, str],
+                      config: InferenceConfig, labels: dict[str, Label]) -> list[Span]:
+    first = np.flatnonzero(np.asarray(enc.first, dtype=bool))
+    p_tag, p_o = pr.p_tag[first], pr.p_o[first]
+    # the argmax (O winning ties), or the operating threshold on 1 - P(O)
+    phi = p_tag > p_o if config.min_phi_prob is None else (1.0 - p_o) >= config.min_phi_prob
+    if config.min_score > 0:
+        phi &= np.where(phi, p_tag, p_o) >= config.min_score
+    sel = first[phi]
+    if not sel.size:
+        return []
+    word_idx = np.asarray(enc.word_of, dtype=np.int64)[sel].tolist()
+    tags = [id2label.get(t, "O") for t in pr.tag[sel].tolist()]
+    scores = pr.p_tag[sel].tolist()  # a PHI word's score is its tag's probability
+    words = enc.words
+    spans: list[Span] = []
+    cur: list[int] = []  # positions in word_idx / tags / scores of the entity in progress
+
+    def flush() -> None:
+        if len(cur) == 1:
+            k = cur[0]
+            best, score = tags[k][2:], scores[k]
+        else:
+            counts: dict[str, int] = {}
+            for k in cur:
+                counts[tags[k][2:]] = counts.get(tags[k][2:], 0) + 1
+            best = max(counts, key=counts.__getitem__)  # a tie goes to the label seen first
+            score = min(scores[k] for k in cur)
+        label = labels.get(best)
+        if label is None:
+            label = labels[best] = Label(best)
+        spans.append(Span(words[word_idx[cur[0]]].start, words[word_idx[cur[-1]]].end, label, "ner", score))
+        cur.clear()
+
+    prev = -2  # word index of the last word of the entity in progress
+    for k, w in enumerate(word_idx):
+        tag = tags[k]
+        if tag == "O":  # an id id2label does not know reads as O
+            if cur:
+                flush()
+            prev = -2
+            continue
+        # an entity ends at an O word (a gap in the word indices) or at a B- that continues nothing
+        if cur and (w != prev + 1 or (
+                tag[:2] == "B-" and not _continues_name(text, words[w - 1], words[w], tags[k - 1], tag))):
+            flush()
+        cur.append(k)
+        prev = w
+    if cur:
+        flush()
+    return spans
+
+
+def _continues_name(text: str, before: Word, word: Word, before_tag: str, tag: str) -> bool:
+    """``deid.ner.text._continues`` for a B- word right after a PHI word."""
+    label = tag[2:]
+    return (
+        label in _CONTINUABLE
+        and before_tag[2:] == label
+        and text[before.end : word.start] == " "
+        and any(c.isalnum() for c in text[before.start : before.end])
+    )
+
+
+def _gpu_kernels(torch: Any, tf32: bool) -> Any:
+    """The context a GPU forward pass runs in: SDPA kept off the cuDNN attention backend, and with
+    ``tf32`` float32 matrix products in TensorFloat-32, both for this pass only.
+
+    cuDNN's attention (the one SDPA picks first for half precision on Hopper) builds a plan per
+    new (batch, length) shape, 45-600 ms each on an H200, and the windows' shapes keep changing:
+    half precision measured slower than float32 because of it (bench/gpu_speed.py); flash or
+    memory-efficient attention (or the math one) take any shape at once. TF32 (torch's
+    ``float32_matmul_precision`` "high" instead of its default "highest") doubled the float32
+    encoder on an H200 with no span changed (bench/gpu_speed.py); the setting is process-wide, so it is
+    set around the pass and put back after it."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                                     SDPBackend.MATH]))
+    if tf32:
+        before = torch.get_float32_matmul_precision()
+        if before == "highest":
+            torch.set_float32_matmul_precision("high")
+            stack.callback(torch.set_float32_matmul_precision, before)
+    return stack
+
+
+def torch_forward(model: Any, device: str = "cpu", dtype: Any = None, *, fuse: bool = False,
+                  tf32: bool = False) -> Forward:
     """``model`` (eval mode, on ``device``) as a ``Forward``; its weights are cast **in place** to
     ``dtype`` when one is given (the detector owns its model; half-precision weights rather than
     autocast, which re-casts every weight at every call and measured 1.5x slower at batch 128 on
-    an H100); on a GPU the host arrays are pinned so the copy overlaps. ``fuse``: on a CPU, the
-    encoder's dense blocks are replaced **in place** by oneDNN fused calls
-    (``deid.ner.cpu_fusion``), for a model that will never train again."""
+    an H100); on a GPU the host arrays are pinned so the copy overlaps, SDPA never uses cuDNN's
+    attention, and ``tf32`` lets float32 products run in TensorFloat-32 (``_gpu_kernels``; both
+    ignored on a CPU). ``fuse``: on a CPU, the encoder's dense blocks are replaced **in place** by
+    oneDNN fused calls (``deid.ner.cpu_fusion``), for a model that will never train again."""
     import torch
 
     cuda = device.startswith("cuda")
@@ -277,7 +357,7 @@ def torch_forward(model: Any, device: str = "cpu", dtype: Any = None, *, fuse: b
         # the returned wait blocks on an event recorded after the copy
         ids_t = torch.from_numpy(ids).pin_memory().to(device, non_blocking=True)
         mask_t = torch.from_numpy(mask).pin_memory().to(device, non_blocking=True)
-        with torch.inference_mode():
+        with torch.inference_mode(), _gpu_kernels(torch, tf32):
             probs = torch.softmax(model(input_ids=ids_t, attention_mask=mask_t).logits.float(), dim=-1)
             host = torch.empty(probs.shape, dtype=probs.dtype, pin_memory=True)
             host.copy_(probs, non_blocking=True)
@@ -341,6 +421,8 @@ class NerDetector:
         self._name = name
         self._version = version
         self._lock = threading.Lock()
+        # words already tokenized (bounded LRU; exact, see WordCache), shared with with_config clones
+        self._word_cache = WordCache(tokenizer) if tokenizer is not None else None
         self.backend = backend
         self.timings = Timings()
         if forward is not None:  # a ready backend (ONNX Runtime): no torch model at all
@@ -376,7 +458,9 @@ class NerDetector:
         self._id2label = {int(k): v for k, v in model.config.id2label.items()}
         # the detector owns its model and never trains it: its CPU graph may be fused (not under
         # torch's dynamic int8 quantization, whose linear layers are not nn.Linear)
-        self._forward = torch_forward(model, self._device, torch_dtype, fuse=not quantize_int8)
+        # float32 on a GPU runs its products in TF32 (twice the speed, no span changed; _gpu_kernels)
+        self._forward = torch_forward(model, self._device, torch_dtype, fuse=not quantize_int8,
+                                      tf32=chosen == "float32")
 
     @classmethod
     def from_path(cls, path: Path | str, **kwargs: Any) -> NerDetector:
@@ -409,7 +493,7 @@ class NerDetector:
         """The same loaded model under other inference options (threshold, windows)."""
         clone = object.__new__(NerDetector)
         for attr in ("_tokenizer", "_name", "_version", "backend", "_model", "_device", "_forward",
-                     "_id2label"):
+                     "_id2label", "_word_cache"):
             setattr(clone, attr, getattr(self, attr))
         clone._config = config
         clone._lock = self._lock
@@ -420,7 +504,7 @@ class NerDetector:
         """The model's per-subword reading (for sweeping thresholds without re-running it)."""
         with self._lock:
             return token_predictions(self._forward, self._tokenizer, texts, self._config,
-                                     _o_id(self._id2label), self.timings)
+                                     _o_id(self._id2label), self.timings, self._word_cache)
 
     def decode(self, texts: Sequence[str], encoded: Sequence[EncodedText], preds: Sequence[TokenPreds],
                config: InferenceConfig | None = None) -> list[list[Span]]:

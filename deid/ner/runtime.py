@@ -6,7 +6,8 @@ tokens/s, ONNX Runtime int8 (the former CPU default) 7.1k, torch with bfloat16 w
 with AMX multiplies bf16 tiles in hardware (oneDNN uses it through torch), which int8 on ONNX
 Runtime's kernels does not match here. Without AMX, bf16 is emulated or only partly accelerated,
 and int8 ONNX stays the CPU default. On a GPU the encoder runs in fp32 (half precision measured
-slower on an H100 for this small encoder).
+slower on an H100 for this small encoder, mostly because SDPA picked cuDNN's attention, which plans
+each new shape; it no longer may), its matrix products in TF32 (``deid.ner.infer._gpu_kernels``).
 """
 
 from __future__ import annotations
