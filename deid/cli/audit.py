@@ -52,7 +52,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--html", metavar="FILE", type=Path, default=None,
                    help="write a page for a privacy officer: each note's original and output side "
                    "by side, leaks and broken facts marked, totals per profile")
-    p.add_argument("--quiet", action="store_true", help="totals only, no finding lines")
+    p.add_argument("--quiet", action="store_true",
+                   help="totals only, no finding lines (finding lines quote the corpus's gold values: "
+                   "this is a report for an annotated corpus, never run it into a shared log)")
     add_model_options(p)
     p.set_defaults(handler=run)
 

@@ -35,15 +35,8 @@ from deid.spans import Span
 
 SOURCE = "echo"
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_TITLES_AND_PARTICLES = TITLES_AND_PARTICLES
-# Given names that are common English words: matched capitalised, mid-sentence ("Will", "Rose").
-_COMMON_ENGLISH = COMMON_WORDS
 _DIMINUTIVES = ("ito", "ita", "illo", "illa", "ín", "ina", "ot", "otte", "ette", "ou", "ie", "y", "i", "in")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\n\s*[-*•])\s*$")
-
-
-_fold = fold
-_given_names = given_names
 
 
 @lru_cache(maxsize=1)
@@ -56,21 +49,24 @@ def _nicknamer():  # type: ignore[no-untyped-def]
 def _nickname_forms(given: str) -> set[str]:
     namer = _nicknamer()
     forms = set(namer.nicknames_of(given)) | set(namer.canonicals_of(given))
-    return {_fold(f) for f in forms if len(f) >= 3}
+    return {fold(f) for f in forms if len(f) >= 3}
 
 
-def _pet_form_of(word: str, given: str) -> bool:
-    """``word`` (folded) is a truncation or a diminutive of the given name ``given`` (folded)."""
-    if word == given or len(given) < 4:
-        return False
-    if len(word) >= 4 and given.startswith(word) and len(word) * 2 >= len(given):
-        return True
+def _pet_forms(given: str) -> set[str]:
+    """The folded truncations (four letters or more, half the name at least: "Reme" of
+    "Remedios") and diminutives ("Amparín" of "Amparo", "Pierrot" of "Pierre") of ``given``."""
+    if len(given) < 4:
+        return set()
+    forms = {given[:k] for k in range(max(4, (len(given) + 1) // 2), len(given))}
     stem = given.rstrip("aeiouy") or given
-    return len(stem) >= 3 and any(word == stem + _fold(end) for end in _DIMINUTIVES)
+    if len(stem) >= 3:
+        forms.update(stem + fold(end) for end in _DIMINUTIVES)
+    forms.discard(given)
+    return forms
 
 
 def _initials(words: Sequence[str]) -> str | None:
-    parts = [w for w in words if _fold(w) not in _TITLES_AND_PARTICLES]
+    parts = [w for w in words if fold(w) not in TITLES_AND_PARTICLES]
     if not 2 <= len(parts) <= 3:
         return None
     return "".join(w[0] for w in parts).upper()
@@ -79,7 +75,7 @@ def _initials(words: Sequence[str]) -> str | None:
 def _acronym(words: Sequence[str]) -> str | None:
     """The initials of an institution's capitalised words ("Front Range Presbyterian Medical
     Center" -> "FRPMC"), three letters at least."""
-    parts = [w for w in words if w[0].isupper() and fold(w) not in _TITLES_AND_PARTICLES]
+    parts = [w for w in words if w[0].isupper() and fold(w) not in TITLES_AND_PARTICLES]
     return "".join(w[0] for w in parts).upper() if len(parts) >= 3 else None
 
 
@@ -96,7 +92,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     words: dict[str, Label] = {}  # folded name word -> label of its first person
     forms: dict[str, Label] = {}  # folded nickname or pet-form candidate -> label
     initials: dict[str, Label] = {}
-    given: dict[str, Label] = {}
+    given: dict[str, Label] = {}  # folded given names met, whose forms are in ``forms``
     lower_names = False
     for s in spans:
         if s.label.category is Category.ORG:
@@ -109,37 +105,40 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         if not found or not _spreads(s, found):
             continue
         for w in found:
-            f = _fold(w)
-            if len(f) < 2 or f in _TITLES_AND_PARTICLES:
+            f = fold(w)
+            if len(f) < 2 or f in TITLES_AND_PARTICLES:
                 continue
             if w.islower():
                 lower_names = True
             words.setdefault(f, s.label)
-            if f in _given_names():
-                given.setdefault(f, s.label)
-                for nick in _nickname_forms(f):
+            if f in given_names() and f not in given:
+                given[f] = s.label
+                for nick in _nickname_forms(f) | _pet_forms(f):
                     forms.setdefault(nick, s.label)
         if (ini := _initials(found)) is not None:
             initials.setdefault(ini, s.label)
     if not words and not initials:
         return spans
-    taken = [(s.start, s.end) for s in spans]
     added: list[Span] = []
+    covered_to, k = 0, 0  # words come in order: one walk over the spans, sorted by start
     for m in _WORD.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken):
+        while k < len(spans) and spans[k].start < m.end():
+            covered_to = max(covered_to, spans[k].end)
+            k += 1
+        if covered_to > m.start():
             continue
         w = m.group()
-        label = _echo_label(w, words, forms, given, initials)
+        label = _echo_label(w, words, forms, initials)
         if label is None or not _plausible_occurrence(w, text, m.start(), lower_names):
             continue
         added.append(Span(m.start(), m.end(), label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
 
 
-def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label], given: dict[str, Label],
+def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label],
                 initials: dict[str, Label]) -> Label | None:
-    f = _fold(w)
-    if f in _TITLES_AND_PARTICLES:
+    f = fold(w)
+    if f in TITLES_AND_PARTICLES:
         return None
     if len(f) >= 2 and f in words and (len(f) > 2 or w[0].isupper()):
         return words[f]
@@ -149,20 +148,16 @@ def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label], given:
         return None
     if f in forms:
         return forms[f]
-    for g, label in given.items():
-        if _pet_form_of(f, g):
-            return label
-    if f in _given_names():  # the given name of a detected pet form ("Amparín", then "Amparo")
-        for known, label in words.items():
-            if _pet_form_of(known, f):
-                return label
+    if f in given_names():  # the given name of a detected pet form ("Amparín", then "Amparo")
+        for known in sorted(_pet_forms(f) & words.keys()):
+            return words[known]
     return None
 
 
 def _plausible_occurrence(w: str, text: str, start: int, lower_names: bool) -> bool:
     if w.islower() and not lower_names:
         return False
-    if _fold(w) in _COMMON_ENGLISH:
+    if fold(w) in COMMON_WORDS:
         sentence_start = _SENTENCE_END.search(text, max(0, start - 4), start) is not None
         return w[0].isupper() and not w.isupper() and not sentence_start
     return True

@@ -89,3 +89,20 @@ def test_an_institutions_acronym_is_the_institution() -> None:
     text = "Admitted to Front Range Presbyterian Medical Center. FRPMC pharmacy called."
     out = echo_names([_span(text, "Front Range Presbyterian Medical Center", Label.HOSPITAL)], text, "en")
     assert ("FRPMC", "HOSPITAL") in _texts(out, text)
+
+
+def test_the_name_steps_take_linear_time_on_a_note_full_of_names() -> None:
+    """Every word used to be checked against every span: ten times the note took a hundred times
+    as long (0.4 s -> 25 s at 360k characters)."""
+    import time
+
+    def cost(n: int) -> float:
+        unit = "Paulette Durand vue. Paulette dort. "
+        text = unit * n
+        spans = [Span(i * len(unit), i * len(unit) + 15, Label.PATIENT, "ner", 1.0) for i in range(n)]
+        t = time.perf_counter()
+        whole_extents(echo_names(spans, text, "fr"), text, "fr")
+        return time.perf_counter() - t
+
+    small, large = min(cost(500) for _ in range(3)), min(cost(5000) for _ in range(2))
+    assert large / small < 20
