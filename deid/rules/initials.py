@@ -34,6 +34,9 @@ _ROLE_PAREN = re.compile(
     r"\b(?:PA|NP|RN|MD|DO|physio|PT|OT|SLT|SW|IDE|AS|ASH|nurse|CNA|HCA|FY1|FY2|SHO|SpR|reg|registrar|RT|"
     r"RRT|pharm(?:acist)?|kin[ée]|interne|externe|enfermer[oa]|auxiliar|TCAE|fisio|sage-femme|midwife|"
     r"SN|NA|tech|MA|CRNA|anesth\w*|surgeon|scrub|porter)\b[ \t]*\((?P<a>[A-Z]{2,3})\)", re.IGNORECASE)
+# a French nurse's or aide's initials after the role and a colon: "IDE : CL", "AS: JBR" (a
+# signature of the transmissions; the role is in capitals, the initials two or three capitals)
+_ROLE_COLON = re.compile(r"\b(?:IDE|AS|ASH|IBODE|IADE|ASD|AMP)[ \t]?:[ \t]?(?P<a>[A-Z]{2,3})(?!\w)")
 _TYPED_BY = re.compile(
     r"\b(?:transcribed|typed|dictated|tap[ée]e?|dactylographi[ée]e?|transcrit[oae]?|mecanografiad[oa])"
     r"[ \t]+(?:by|par|por)[ \t]*+:?[ \t]*+(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
@@ -45,13 +48,13 @@ class SignatureInitialsRecognizer:
 
     def find(self, text: str, language: str) -> list[Span]:
         spans: dict[tuple[int, int], Span] = {}
-        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN):
+        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN, _ROLE_COLON):
             for m in pattern.finditer(text):
                 for group in ("a", "b", "c"):
                     if group in pattern.groupindex and m.group(group):
                         start, end = m.span(group)
                         word = text[start:end]
-                        if pattern is _ROLE_PAREN and not word.isupper():
+                        if pattern in (_ROLE_PAREN, _ROLE_COLON) and not word.isupper():
                             continue
                         if _initials(word, pattern is _TYPED_BY):
                             spans[(start, end)] = Span(start, end, Label.STAFF, f"rules.{self.name}")
@@ -73,5 +76,5 @@ _NOT_INITIALS = frozenset({
     "the", "and", "par", "por", "by", "les", "des", "del", "los", "las", "une", "uno", "una", "for",
     "see", "voir", "ver", "cf", "nb", "ps", "pj", "cc", "bcc", "tel", "fax", "ok", "na", "sans", "dr", "mr",
     "ms", "mrs", "pt", "pts", "hx", "dx", "tx", "rx", "sx",
-    "mg", "ml", "dl", "kg", "cm", "mm", "min", "hr", "iv", "im", "sc", "po", "pr", "sl", "ct", "mri",
+    "mg", "ml", "dl", "kg", "cm", "mm", "min", "hr", "iv", "im", "sc", "po", "pr", "ct", "mri",
 })  # fmt: skip

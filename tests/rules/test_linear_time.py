@@ -132,7 +132,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     },
     "given_name": {"*": ("Élodie ", "Marie-", after("Élodie"))},
     "signature_initials": {
-        "*": ("AB/cd ", "Ref ", "\nAB/cd", after("Ref"), after("typed by"), after("\nAB/cd"), "PA (AB) "),
+        "*": ("AB/cd ", "Ref ", "\nAB/cd", after("Ref"), after("typed by"), after("\nAB/cd"), "PA (AB) ",
+              "IDE : AB ", after("IDE :")),
     },
     "us_ids": {"en": ("MBI-", "medicare-", "Medicare ID ", "A1-", after("Medicare ID"), after("MBI"))},
     "us_phone": {"en": ("1-", "(1) ", "+1 ")},
