@@ -20,13 +20,13 @@ if TYPE_CHECKING:
     from deid.protocols import ConceptTagger
     from deid.spans import Document
 
-FORMATS = ("brat", "eds-jsonl", "eds-templates", "echr-tsv")
+FORMATS = ("brat", "eds-jsonl", "eds-templates", "echr-tsv", "realistic")
 LANGUAGES = ("fr", "es", "en")
 TASKS = ("deid", "concepts")
 # options of the de-identification task only (default None or False): an error with --task concepts
-_DEID_ONLY = {"format": "--format", "lang": "--lang", "rules_only": "--rules-only", "labels": "--labels",
-              "scheme": "--scheme", "convention": "--convention", "backend": "--backend",
-              "min_phi_prob": "--min-phi-prob"}
+_DEID_ONLY = {"format": "--format", "lang": "--lang", "split": "--split", "rules_only": "--rules-only",
+              "labels": "--labels", "scheme": "--scheme", "convention": "--convention",
+              "backend": "--backend", "min_phi_prob": "--min-phi-prob"}
 
 
 def register(subparsers: Any) -> None:
@@ -34,11 +34,13 @@ def register(subparsers: Any) -> None:
         "eval",
         help="score the detector (or, with --task concepts, the concept tagger) against an annotated corpus",
         description="--task deid (the default): run the PHI detector over a gold corpus (BRAT folder, "
-        "eds-pseudo jsonl or templates, ECHR TSV) and print precision, recall and F1 per label and "
-        "micro-averaged (strict: exact span and label; relaxed: overlap, any label), strict per coarse "
-        "category, token-level binary PHI F1 (i2b2) and the share of documents with every PHI character "
-        "detected. --task concepts: run the concept tagger (drug, chemical and protein mentions, the "
-        "model's concept head) over a CoNLL file (token TAB BIO tag, a blank line between sentences; each "
+        "eds-pseudo jsonl or templates, ECHR TSV, the realistic corpus's notes.jsonl) and print "
+        "precision, recall and F1 per label and micro-averaged (strict: exact span and label; "
+        "relaxed: overlap, any label), strict per coarse category, token-level binary PHI F1 (i2b2), "
+        "the share of documents with every PHI character detected, and the clinical tokens changed "
+        "per 1,000 (tokens outside every gold span that a prediction covers: what an analyst loses). "
+        "--task concepts: run the concept tagger (drug, chemical and protein mentions, the model's "
+        "concept head) over a CoNLL file (token TAB BIO tag, a blank line between sentences; each "
         "sentence read whole, as the corpus cuts it) and print strict micro precision, recall and F1 "
         "per concept type and overall (exact offsets and type, as conlleval), and the relaxed figure "
         "(overlap, any type); only --model, --limit, --batch-size, --json and --output apply.",
@@ -52,7 +54,11 @@ def register(subparsers: Any) -> None:
         "concepts, concept extraction against a CoNLL file",
     )
     p.add_argument("--format", choices=FORMATS, help="corpus format (default: detected from PATH)")
-    p.add_argument("--lang", choices=LANGUAGES, help="language of the documents (default: the format's)")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the documents (default: the format's; "
+                   "realistic corpus: score only the notes in this language)")
+    p.add_argument("--split", choices=("train", "dev", "test"),
+                   help="realistic corpus only: score only this split (default: every note; test is "
+                   "read to report, never to choose)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     p.add_argument("--output", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("--rules-only", action="store_true", help="evaluate the rule recognizers alone")
@@ -110,12 +116,12 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.parent.is_dir():
         # Fail before a long detection run, not after it.
         raise CliError(f"{args.output}: cannot write report (no such directory)")
-    docs, fmt = _read(args.path, args.format, args.lang, args.convention)
+    docs, fmt = _read(args.path, args.format, args.lang, args.convention, args.split)
     changes = None
     if args.convention:  # say what the projection changed in the corpus's gold
         from deid.eval.projection import gold_changes
 
-        changes = gold_changes(_read(args.path, fmt, args.lang, False)[0], docs)
+        changes = gold_changes(_read(args.path, fmt, args.lang, False, args.split)[0], docs)
     if args.limit is not None:
         docs = docs[: args.limit]
     detector = build_detector(args)
@@ -151,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
             scheme=scheme.corpus if scheme is not None else None,
             gold_convention=args.convention,
             gold_changes=changes,
+            split=args.split,
         )
     )
     _write(report, args.json, args.output)
@@ -223,7 +230,7 @@ def run_concepts(args: argparse.Namespace) -> int:
 
 
 def _read(
-    path: Path, fmt: str | None, language: str | None, convention: bool = False
+    path: Path, fmt: str | None, language: str | None, convention: bool = False, split: str | None = None
 ) -> tuple[list[Document], str]:
     """The corpus and its format; any unreadable or malformed input is a one-line ``CliError``."""
     from deid.corpora import CorpusFormatError, detect_format, read_corpus
@@ -232,7 +239,7 @@ def _read(
         raise CliError(f"{path}: no such file or directory")
     try:
         fmt = fmt or detect_format(path)
-        docs = read_corpus(path, fmt, language, convention=convention)
+        docs = read_corpus(path, fmt, language, convention=convention, split=split)
     except CorpusFormatError as exc:
         raise CliError(str(exc)) from exc
     except (OSError, UnicodeDecodeError) as exc:

@@ -165,8 +165,33 @@ def read_echr_tsv(path: Path, language: str) -> list[Document]:
     return docs
 
 
+def read_realistic(path: Path, split: str | None = None, language: str | None = None) -> list[Document]:
+    """The realistic corpus (``corpora/realistic/notes.jsonl``, module ``deid.corpora.realistic``):
+    each note in its own declared language, its gold mentions untouched (their labels are the
+    project's own). ``split`` and ``language`` select notes."""
+    from deid.corpora.realistic import SPLITS, read_jsonl
+
+    if split is not None and split not in SPLITS:
+        raise CorpusFormatError(f"unknown split {split!r} (expected one of {', '.join(SPLITS)})")
+    try:
+        notes = read_jsonl(path)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CorpusFormatError(f"{path}: not a realistic corpus file ({type(exc).__name__})") from None
+    docs: list[Document] = []
+    for note in notes:
+        if (split is not None and note.split != split) or (language is not None and note.lang != language):
+            continue
+        spans = tuple(sorted(Span(m.start, m.end, Label(m.label), gold_source(m.label))
+                             for m in note.mentions))
+        docs.append(Document(note.note_id, note.text, note.lang, spans))
+    if not docs:
+        raise CorpusFormatError(f"{path}: no note of split {split or 'any'} in language {language or 'any'}")
+    return docs
+
+
 def detect_format(path: Path) -> str:
-    """Guess the format of ``path``: ``brat``, ``eds-jsonl``, ``eds-templates`` or ``echr-tsv``."""
+    """Guess the format of ``path``: ``brat``, ``eds-jsonl``, ``eds-templates``, ``echr-tsv`` or
+    ``realistic``."""
     if not path.exists():
         raise CorpusFormatError(f"{path}: no such file or directory")
     if path.is_dir():
@@ -175,7 +200,9 @@ def detect_format(path: Path) -> str:
             return "brat"
         raise CorpusFormatError(f"{path}: directory holds no BRAT .ann files")
     if path.suffix == ".jsonl":
-        return "eds-jsonl"
+        with path.open("rb") as fh:  # bytes: an undecodable file is the reader's error to name
+            first = fh.readline()
+        return "realistic" if b'"people"' in first and b'"hard_cases"' in first else "eds-jsonl"
     if path.suffix == ".tsv":
         return "echr-tsv"
     if path.suffix == ".txt" and _TEMPLATE_MARK.search(path.read_text(encoding="utf-8")[:20000]):
@@ -185,12 +212,13 @@ def detect_format(path: Path) -> str:
 
 # The language each format's corpus is documented in (``shared/README.md``); ECHR has two.
 FORMAT_LANGUAGE: dict[str, str | None] = {
-    "brat": "es", "eds-jsonl": "fr", "eds-templates": "fr", "echr-tsv": None,
+    "brat": "es", "eds-jsonl": "fr", "eds-templates": "fr", "echr-tsv": None, "realistic": None,
 }
 
 
 def read_corpus(
-    path: Path, fmt: str | None = None, language: str | None = None, *, convention: bool = True
+    path: Path, fmt: str | None = None, language: str | None = None, *, convention: bool = True,
+    split: str | None = None,
 ) -> list[Document]:
     """Read any supported corpus; ``fmt`` defaults to ``detect_format(path)``.
 
@@ -205,6 +233,12 @@ def read_corpus(
     ``deid eval`` scores by default).
     """
     fmt = fmt or detect_format(path)
+    if fmt == "realistic":
+        # every note declares its own language; ``language`` and ``split`` select notes
+        docs = read_realistic(path, split, language)
+        return [replace(d, spans=tuple(conform(d.spans, d.text))) for d in docs] if convention else docs
+    if split is not None:
+        raise CorpusFormatError(f"{path}: only the realistic corpus has splits to select (format {fmt})")
     lang = language or FORMAT_LANGUAGE.get(fmt) or "und"
     readers = {
         "brat": lambda: read_brat_dir(path, lang),
@@ -223,8 +257,8 @@ def read_corpus(
         return docs
     # one span convention for every corpus in training (deid.convention); only eds-pseudo has
     # whole French addresses to split
-    split = fmt.startswith("eds")
-    return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=split))) for d in docs]
+    addresses = fmt.startswith("eds")
+    return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=addresses))) for d in docs]
 
 
 def _with_language(path: Path, docs: list[Document], lang: str, *, given: bool) -> list[Document]:

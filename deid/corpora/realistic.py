@@ -54,6 +54,7 @@ LANGS = frozenset({"fr", "es", "en"})
 COUNTRIES = frozenset({"FR", "ES", "US", "GB"})
 HEADER_KEYS = ("patient", "lang", "country", "kind", "author_role", "date", "hard_cases", "people")
 SPLIT_SALT = b"realistic-corpus-split-2026-11-26"
+SPLITS = ("train", "dev", "test")
 
 _MENTION = re.compile(r"\[\[([^\[\]|]+)\|([A-Z_]+)(?::([^\[\]|]*))?\]\]")
 _PARTIAL_DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2})?)?")

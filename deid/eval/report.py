@@ -41,6 +41,7 @@ class RunInfo:
     # with --convention: how many of the corpus's gold spans it left unchanged, trimmed, split,
     # joined or dropped (deid.eval.projection)
     gold_changes: dict[str, int] | None = None
+    split: str | None = None  # the realistic corpus's split scored (--split), None for all notes
 
     @property
     def docs_per_s(self) -> float | None:
@@ -50,6 +51,7 @@ class RunInfo:
         return {
             "corpus": self.corpus,
             "format": self.format,
+            "split": self.split,
             "language": self.language,
             "n_docs": self.n_docs,
             "detector": self.detector,
@@ -77,6 +79,7 @@ class RunInfo:
             scheme=data.get("scheme"),
             gold_convention=data.get("gold") == "convention",
             gold_changes=data.get("gold_changes"),
+            split=data.get("split"),
         )
 
 
@@ -98,6 +101,14 @@ class EvalReport:
     # the shared task's own measures on the corpus's tags (``deid.eval.official``): ner_strict
     # (the headline), span_strict, span_merged
     official: dict[str, Score] = field(default_factory=dict)
+    n_tokens: int = 0  # every token of the corpus (``deid.eval.tokens``), PHI or not
+
+    @property
+    def clinical_changed_per_1000(self) -> float | None:
+        """Tokens outside every gold span that some prediction covers, per 1,000 such tokens: the
+        clinical text an analyst loses to over-redaction (precision read on the reader's side)."""
+        clinical = self.n_tokens - self.tokens.n_gold
+        return 1000 * (self.tokens.n_pred - self.tokens.correct) / clinical if clinical > 0 else None
 
     @property
     def strict_micro(self) -> Score:
@@ -113,7 +124,7 @@ class EvalReport:
 
     def with_run(self, run: RunInfo) -> EvalReport:
         return EvalReport(self.strict, self.relaxed, self.category, self.tokens, self.coverage, run,
-                          self.official)
+                          self.official, self.n_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         def rows(scores: dict[str, Score]) -> dict[str, Any]:
@@ -126,6 +137,8 @@ class EvalReport:
             "relaxed": {"labels": rows(self.relaxed), "micro": self.relaxed_micro.to_dict()},
             "category_strict": {"categories": rows(self.category), "micro": self.category_micro.to_dict()},
             "tokens": self.tokens.to_dict(),
+            "n_tokens": self.n_tokens,
+            "clinical_changed_per_1000": self.clinical_changed_per_1000,
             "coverage": self.coverage.to_dict(),
         }
 
@@ -145,6 +158,7 @@ class EvalReport:
             coverage=Coverage.from_dict(data["coverage"]),
             run=RunInfo.from_dict(data["run"]) if data.get("run") is not None else None,
             official={k: Score.from_dict(v) for k, v in data.get("official", {}).items()},
+            n_tokens=int(data.get("n_tokens", 0)),
         )
 
     @classmethod
@@ -174,6 +188,7 @@ class Evaluator:
         self._relaxed: dict[str, Score] = {}
         self._category: dict[str, Score] = {}
         self._tokens = Score()
+        self._n_tokens = 0
         self._coverage = Coverage()
 
     def add(self, doc: Document, predicted: Iterable[Span]) -> None:
@@ -186,7 +201,9 @@ class Evaluator:
         add_into(self._official, official_counts(gold, pred, doc.text, self.corpus))
         gold_mask = char_mask(((s.start, s.end) for s in gold), length)
         pred_mask = char_mask(((s.start, s.end) for s in pred), length)
-        self._tokens = self._tokens + token_counts(doc.text, gold_mask, pred_mask)
+        tokens, n_tokens = token_counts(doc.text, gold_mask, pred_mask)
+        self._tokens = self._tokens + tokens
+        self._n_tokens += n_tokens
         self._coverage = self._coverage + document_coverage(doc.text, gold_mask, pred_mask)
 
     def report(self) -> EvalReport:
@@ -200,6 +217,7 @@ class Evaluator:
             tokens=self._tokens,
             coverage=self._coverage,
             official=dict(self._official),
+            n_tokens=self._n_tokens,
         )
 
     def _keep(self, spans: Iterable[Span]) -> list[Span]:

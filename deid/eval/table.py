@@ -95,7 +95,8 @@ def render_table(report: EvalReport) -> str:
     run = report.run
     if run is not None:
         lang = f", {run.language}" if run.language else ""
-        lines.append(f"corpus: {run.corpus} ({run.format}{lang}), {run.n_docs} documents")
+        part = f", {run.split} split" if run.split else ""
+        lines.append(f"corpus: {run.corpus} ({run.format}{lang}{part}), {run.n_docs} documents")
         rate = f", {run.docs_per_s:.1f} docs/s" if run.docs_per_s is not None else ""
         lines.append(f"detector: {run.detector} {run.detector_version}, detection {run.seconds:.2f} s{rate}")
         if run.labels is not None:
@@ -118,6 +119,10 @@ def render_table(report: EvalReport) -> str:
         f"tokens (binary PHI, i2b2): gold {t.n_gold}, pred {t.n_pred}, tp {t.found}, "
         f"P {_r(t.precision)}, R {_r(t.recall)}, F1 {_r(t.f1)}"
     )
+    lost = report.clinical_changed_per_1000
+    if lost is not None:
+        lines.append(f"clinical tokens changed: {t.n_pred - t.correct} of {report.n_tokens - t.n_gold} "
+                     f"({lost:.1f} per 1,000)")
     c = report.coverage
     clean = c.n_docs - c.n_docs_with_phi + c.n_fully_covered
     lines.append(
