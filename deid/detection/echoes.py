@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from deid.detection.own_words import is_person_word
 from deid.labels import Category, Label
 from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
 from deid.spans import Span
@@ -155,8 +156,8 @@ def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label],
 
 
 def _plausible_occurrence(w: str, text: str, start: int, lower_names: bool) -> bool:
-    if w.islower() and not lower_names:
-        return False
+    if w.islower() and (not lower_names or is_person_word(w)):
+        return False  # "her", "son" in lower case are the words, whatever name holds them
     if fold(w) in COMMON_WORDS:
         sentence_start = _SENTENCE_END.search(text, max(0, start - 4), start) is not None
         return w[0].isupper() and not w.isupper() and not sentence_start

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from deid.detection.plausibility import widen_number
 from deid.labels import Category
 from deid.spans import Span
 
@@ -35,18 +36,20 @@ _NAMES = (
     r"PEEP|PS|CPAP|BiPAP|IPAP|EPAP|vent(?:ilator)?|settings|A/?C|SIMV|PSV|AI|VS-?AI|"
     r"acuity|AV|VA|apgar|barthel|tinetti|rankin|NIHSS|ECOG|karnofsky|braden|norton|"
     r"score|escala|[ée]chelle|scale|cot[ée]e?\s+[àa]|[ée]valu[ée]e?\s+[àa]|rated|scored|"
-    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT"
+    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT|day"
 )
 # Between a name and its value: separators and a few linking words, and at most one other word
 # that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10"; not "Glasgow fait le
 # 12/10", where "le" introduces a date).
-_LINK = r"(?:\s*(?:[:=]|de|del|à|a|at|of|is|was|est|la)\b\s*|\s+)"
+_LINK = r"(?:\s*(?:[:=]|(?:de|del|à|a|at|of|is|was|est|la)\b)\s*|\s+)"
 _DATE_INTRODUCERS = r"(?:le|el|on|du|del|au|al|since|depuis|desde|from|until|jusqu|del|fait|done|vu|seen)"
 _NAME_BEFORE = re.compile(
     rf"(?:^|[^\w/])(?:{_NAMES}){_LINK}*(?:(?!{_DATE_INTRODUCERS}\b)[^\W\d_]{{2,20}}{_LINK}+)?[:=]?\s*$",
     re.IGNORECASE,
 )
 _RATIO = re.compile(r"(\d{1,3})\s?/\s?(\d{1,3})")
+# an earlier mark of the same scale may carry a grade sign ("grip 4+/5, otherwise 5/5")
+_MARK = re.compile(r"(\d{1,3})[+-]?\s?/\s?(\d{1,3})")
 _SCALES = frozenset({3, 4, 5, 8, 9, 10, 12, 15, 20, 24, 30, 40, 50, 100})
 _UK_DURATIONS = frozenset({7, 12, 52})
 _UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*)$", re.IGNORECASE)
@@ -90,7 +93,7 @@ def measurement(text: str, start: int, end: int, language: str) -> bool:
 
 def _same_scale_before(text: str, line: int, start: int, scale: int) -> bool:
     """An earlier mark out of ``scale`` on this line that is itself proven by a score's name."""
-    for m in _RATIO.finditer(text, line, start):
+    for m in _MARK.finditer(text, line, start):
         if int(m[2]) == scale and int(m[1]) <= scale:
             prefix = text[line : m.start()]
             if _NAME_BEFORE.search(prefix):
@@ -116,8 +119,10 @@ def drop_measurements(spans: Iterable[Span], text: str, language: str) -> list[S
     """The model's ``spans`` less the dates (and score names) their context proves measurements."""
     out = []
     for span in spans:
-        if span.label.category is Category.DATE and measurement(text, span.start, span.end, language):
-            continue
+        if span.label.category is Category.DATE:
+            whole = widen_number(span, text)  # "/15" of "GCS 14/15": the model cut the score
+            if measurement(text, whole.start, whole.end, language):
+                continue
         if _score_name_read_as_person(span, text, language):
             continue
         out.append(span)

@@ -64,7 +64,7 @@ _CLOCK = re.compile(r"(?:[01]?\d|2[0-3])\s?[:h]\s?[0-5]\d|0\d[0-5]\d\s?-\s?(?:[0
 _DECIMAL_RUN = re.compile(r"\d+[.,]\d+\s?/|/\s?\d+[.,]\d+")
 
 
-def _widen(span: Span, text: str) -> Span:
+def widen_number(span: Span, text: str) -> Span:
     """A date grown to the whole of the number it cuts ("7|/10" -> "7/10")."""
     if span.label.category is not Category.DATE:
         return span
@@ -159,7 +159,7 @@ def plausible(spans: Iterable[Span], text: str, doubtful: Label = DOUBTFUL) -> l
     starts = {s.start for s in spans}
     out: list[Span] = []
     for span in spans:
-        span = _initial_before(_widen(span, text), text)
+        span = _initial_before(widen_number(span, text), text)
         if doubt(span, text, starts) is not None:
             span = Span(span.start, span.end, doubtful, span.source, span.score)
         out.append(span)

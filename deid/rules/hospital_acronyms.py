@@ -46,6 +46,7 @@ _CLINICAL = frozenset({
     "IRM", "TDM", "TEP", "SAU", "SMUR", "SAMU", "UCI", "UVI", "URG", "REA", "USIC", "USC", "SSR",
     "EHPAD", "HDJ", "HAD", "PCU", "EMS", "EMT", "ACS", "STEMI", "NSTEMI", "CABG", "PCI", "MC", "DMC",
     "HMC", "CMC", "RMC", "NMC", "MMC", "AMC", "BMC", "PMC", "LMC", "SMC", "CPMC", "UHC", "UH",
+    "GMC", "HCPC", "GPHC", "NHS",  # British regulators and the service itself: no one hospital
 })  # fmt: skip
 
 

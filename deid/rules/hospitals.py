@@ -33,10 +33,12 @@ _CAPS_WORD = r"[A-ZÀ-ÖØ-Þ](?:[A-ZÀ-ÖØ-Þ0-9]|['’\-](?=[A-ZÀ-ÖØ-Þ0-9
 _PARTICLE = (r"(?:(?:DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE|de|du|des|la|le|les|del|of)"
              r"[ \t]+|[DL]['’])")
 # Capitalised words that open a department, a unit or a heading, not a hospital's name
-# ("HÔPITAL DE JOUR", "Hospital ICU"), nor a particle alone.
+# ("HÔPITAL DE JOUR", "Hospital ICU", the headings "HOSPITAL COURSE", "Hospital Medicine"), nor a
+# particle alone.
 _NOT_NAME = (r"(?!(?:SERVICE|SERVICIO|UNIT[ÉE]|UNIDAD|UNIT|D[ÉE]PARTEMENT|DEPARTAMENTO|DEPARTMENT|P[ÔO]LE|"
              r"CONSULTATION|CONSULTA|URGENCES|URGENCIAS|SECR[ÉE]TARIAT|T[ÉE]L|FAX|ADRESSE|COMPTE|"
              r"CR|INFORME|JOUR|NUIT|SEMAINE|D[ÍI]A|ICU|ER|ED|UCI|UCIN|USI|USIC|REA|SAU|HDJ|"
+             r"COURSE|MEDICINE|STAY|NOTE|SUMMARY|ADMISSION|DISCHARGE|"
              r"DE|DU|DES|LA|LE|LES|SUR|SOUS|EN|ET|DEL|LOS|LAS|Y|OF|THE)\b)")  # fmt: skip
 _PARTICLE_START = re.compile(_PARTICLE)
 # Possessive repeats: a run of "L'L'L'..." can be split into articles in many ways, and a plain

@@ -47,6 +47,7 @@ TITLES_AND_PARTICLES = frozenset({
 # Given names and nicknames that are also common words of English, French or Spanish notes.
 COMMON_WORDS = frozenset({
     "will", "bill", "art", "pat", "sue", "don", "ray", "dick", "rob", "jack", "mark", "may", "rich",
+    "ramadan", "christmas", "noel", "easter", "pascua",
     "frank", "grant", "hope", "joy", "faith", "rose", "grace", "patience", "summer", "april", "june",
     "august", "eve", "gene", "sandy", "rusty", "bud", "chip", "chuck", "cliff", "dawn", "sky", "ivy",
     "holly", "lily", "daisy", "olive", "pearl", "ruby", "amber", "crystal", "destiny", "honey",

@@ -39,16 +39,38 @@ DOUBTED_BY_PLAUSIBLE = [
     ("Apgar 9/10/10 à la naissance", ("9/10/10", Label.DATE)),  # a score written like a date
     ("Le père L'enfant est scolarisé", ("L'", Label.PERSON)),  # an elided article alone
     ("colis fourni par le CCAS hier", ("CCAS", Label.ORG)),  # a generic public service
-    ("adressé par son médecin de famille", ("famille", Label.RELATIVE)),  # a family doctor
+]
+# Spans whose own words prove them no PHI: dropped, not doubted (deid.detection.own_words).
+PROVEN_BY_OWN_WORDS = [
+    ("adressé par son médecin de famille", ("famille", Label.RELATIVE), "fr"),  # a family doctor
+    ("husband at bedside, son called", ("husband", Label.RELATIVE), "en"),
+    ("Transferred to General Surgery", ("General Surgery", Label.HOSPITAL), "en"),
+    ("Spanish-speaking, interpreter used", ("Spanish", Label.COUNTRY), "en"),
+    ("Pt called 0430 by night RN", ("0430", Label.PHONE), "en"),
+    ("Stable overnight. Will follow daily.", ("Will", Label.STAFF), "en"),
+    ("admitted to Beech Ward overnight", ("Beech Ward", Label.LOCATION), "en"),  # a named ward
+    ("plan d/c home tomorrow", ("d/c", Label.DATE), "en"),  # no digit, no word of a date
+]
+# The same words where they do name someone or something: kept.
+NOT_PROVEN_BY_OWN_WORDS = [
+    ("Son Nguyen called", ("Son", Label.RELATIVE), "en"),  # "Son" is also a given name
+    ("Will reports pain 4/10", ("Will", Label.PATIENT), "en"),  # the name, with a verb in -s
+    ("depuis mi-mars, douleurs", ("mi-mars", Label.DATE), "fr"),  # a month inside a word
+    ("AVC de mi-octobre", ("mi", Label.DATE), "fr"),  # the model cut a word: its part proves nothing
+    ("N° : E24-0412 le 09/04", ("0412", Label.PHONE), "fr"),  # a part of an identifier
+    ("depuis la Promenade des Anglais", ("Anglais", Label.LOCATION), "fr"),  # part of a name
+    ("1086 Teaneck Rd, Suite 3B", ("Suite 3B", Label.STREET), "en"),  # a unit of an address
+    ("seen at St Luke's Hospital", ("St Luke's Hospital", Label.HOSPITAL), "en"),
+    ("married in 1930 in Leeds", ("1930", Label.DATE), "en"),  # a year
 ]
 
 
 def test_the_pipeline_is_ordered_and_named() -> None:
-    assert STEP_NAMES == ("conform", "measurements", "plausible", "merge", "extents", "name_echoes",
-                          "hospital_towns", "birth_dates")
+    assert STEP_NAMES == ("conform", "measurements", "own_words", "plausible", "merge", "extents",
+                          "name_echoes", "hospital_towns", "birth_dates")
     assert all(step.what for step in PIPELINE)
     assert [s.name for s in without("conform", "plausible")] == [
-        "measurements", "merge", "extents", "name_echoes", "hospital_towns", "birth_dates"]
+        "measurements", "own_words", "merge", "extents", "name_echoes", "hospital_towns", "birth_dates"]
     with pytest.raises(ValueError):
         without("merge")
 
@@ -71,6 +93,17 @@ def test_each_step_hands_on_a_span_it_doubts(text: str, model: tuple[str, Label]
 def test_a_doubtful_span_is_downgraded_to_generic_phi(text: str, model: tuple[str, Label]) -> None:
     out = combine([], [at(text, *model)], text, "fr")
     assert [s.label for s in out] == [Label.PHI], text
+
+
+@pytest.mark.parametrize(("text", "model", "lang"), PROVEN_BY_OWN_WORDS)
+def test_a_span_its_own_words_prove_no_phi_is_dropped(text: str, model: tuple[str, Label], lang: str) -> None:
+    assert combine([], [at(text, *model)], text, lang) == []
+
+
+@pytest.mark.parametrize(("text", "model", "lang"), NOT_PROVEN_BY_OWN_WORDS)
+def test_the_same_words_naming_someone_are_kept(text: str, model: tuple[str, Label], lang: str) -> None:
+    span = at(text, *model)
+    assert covered(combine([], [span], text, lang), text) >= covered([span], text)
 
 
 def test_a_span_of_punctuation_alone_is_no_mention_and_covers_nothing_to_lose() -> None:

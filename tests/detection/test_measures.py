@@ -67,3 +67,19 @@ def test_a_long_run_of_ratios_is_read_in_linear_time() -> None:
 
     small, large = min(cost(1000) for _ in range(3)), min(cost(10000) for _ in range(3))
     assert large / small < 15  # ten times the input, well under a hundred times the time
+
+
+@pytest.mark.parametrize(("text", "model_cut", "value"), [
+    ("Neuro: GCS 14/15 (E4V4M6)", "/15", "14/15"),  # the model read the end of the score alone
+    ("Power: grip 4+/5, otherwise 5/5.", "5/5", "5/5"),  # the same scale, the first mark graded
+    ("co-amoxiclav (day 5/5) - stop tonight", "5/5", "5/5"),  # the last day of a course
+])
+def test_a_score_the_model_cut_or_graded_is_read_whole(text: str, model_cut: str, value: str) -> None:
+    i = text.index(value) + value.index(model_cut)
+    span = Span(i, i + len(model_cut), Label.DATE, "ner", 0.7)
+    assert drop_measurements([span], text, "en") == []
+
+
+def test_a_spanish_day_before_a_date_stays_a_date() -> None:
+    text = "acudió el día 12/03 a urgencias"
+    assert not measurement(text, *_at(text, "12/03"), "es")

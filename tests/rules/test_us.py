@@ -58,6 +58,7 @@ def test_nursing_note_look_alikes_are_not_flagged(text: str) -> None:
         ("Spoke with Dr. K. Lee re: Lasix", [("K. Lee", "STAFF")]),
         ("cards (dr oyelaran) to see in am", [("oyelaran", "STAFF")]),
         ("dr to see in am", []),
+        ("advised to see her own doctor. Her husband agrees", []),
         ("MR. JONES refused", [("JONES", "PERSON")]),
         ("Name: Ho, Evelyn", [("Ho, Evelyn", "PATIENT")]),
         ("Spoke with Carly Perkins, MD re: plan", [("Carly Perkins", "STAFF")]),
@@ -70,16 +71,15 @@ def test_names_by_title_field_degree_and_kinship(text: str, expected: list[tuple
     assert found(text) == expected
 
 
-def test_hospitals_wards_and_towns() -> None:
+def test_hospitals_and_towns_but_not_wards_or_post_operative_days() -> None:
     text = "Transferred to 5 West from St. Mary's Hospital ED. Lives in Salem, OR. Seen by Patel, MD."
     assert found(text) == [
-        ("5 West", "LOCATION"),
         ("St. Mary's Hospital", "HOSPITAL"),
         ("Salem", "CITY"),
         ("OR", "LOCATION"),
         ("Patel", "STAFF"),
     ]
-    assert found("admitted to Ward 4B") == [("Ward 4B", "LOCATION")]
+    assert found("admitted to Ward 4B, home POD 2") == []
 
 
 def test_english_rules_stay_out_of_other_languages() -> None:

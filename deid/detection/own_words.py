@@ -1,0 +1,266 @@
+"""Model spans whose own words prove they name no one and no place (issue 30).
+
+On English notes three predicted spans in four were no PHI: the model tags a kinship word alone
+("husband called", "Mum at bedside"), a language ("Spanish-speaking"), a ward or a specialty
+("General Surgery", "HOSPITAL COURSE", "Beech Ward"), a clock time ("called 0430"), the modal
+"Will" opening a sentence ("Will follow."). Each of these spans is dropped only when every word
+of it is in a closed list of such words, so that the span itself is the proof:
+
+- **a person** (PER) that is only kinship, sex or age words ("father", "younger brother",
+  "grandkids", "widowed", "young man"; "la fille"), in English and French. A kinship word that
+  is also a given name ("Son") counts only in lower case. Not in Spanish: MEDDOCAN's guideline
+  marks "su madre" as PHI;
+- **a place** (LOC) that is only a language or a nationality's adjective ("Spanish", "Somali",
+  "Creole"), optionally "-speaking";
+- **an institution** (ORG, HOSPITAL) or a place that is only English words for a department, a
+  specialty, a ward, a direction, a section of a note, with at most room or floor numbers
+  ("General Surgery", "ICU East", "Theatre 12", "Wound / Ostomy"): a department without its
+  hospital's name identifies no one (the realistic corpus's guideline; HIPAA's list). Our own
+  English generator marks wards as places: its dev set (``en-dev``) reads this as lost recall;
+- **a clock time** written as four digits, read as a date that no year can be ("0430", "2352")
+  or as a phone (or, in English, a postcode: "0620");
+- **a date without a digit and without a word of a date** (a month, a weekday, a written-out
+  number, "yesterday", a season): "d/c", "w/d", "DEATH";
+- **a named ward or bay** ("Beech Ward"), like any ward without its hospital;
+- **"Will" or "May" opening a sentence before a verb in its base form** ("Will follow daily.",
+  "May need PT"): the English modal, not the name ("Will reports ..." stays a name).
+
+The lists are general vocabulary, not words read off an evaluation note. Rule spans are never
+touched here: each rule carries its own checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from deid.labels import Category, Label
+from deid.rules.names import fold
+from deid.spans import Span
+from deid.temporal.lexicon import WEEKDAYS, month_index, number_value
+
+_KINSHIP = frozenset({
+    # en
+    "father", "mother", "dad", "daddy", "mom", "mommy", "mum", "mummy", "ma", "pa", "parent",
+    "parents", "son", "sons", "daughter", "daughters", "dtr", "child", "children", "kid", "kids",
+    "baby", "infant", "brother", "brothers", "sister", "sisters", "sibling", "siblings", "sib", "sibs",
+    "twin", "twins", "husband", "wife", "spouse", "partner", "fiance", "fiancee", "boyfriend",
+    "girlfriend", "uncle", "aunt", "auntie", "nephew", "niece", "cousin", "cousins", "grandfather",
+    "grandmother", "grandpa", "grandma", "granny", "grandparent", "grandparents", "grandson",
+    "granddaughter", "grandchild", "grandchildren", "grandkid", "grandkids", "stepfather",
+    "stepmother", "stepson", "stepdaughter", "in-law", "in-laws", "family", "families", "relative",
+    "relatives", "friend", "friends", "neighbor", "neighbour", "neighbors", "neighbours", "carer",
+    "carers", "caregiver", "guardian", "widow", "widower", "widowed", "married", "divorced",
+    "separated", "single", "paternal", "maternal", "younger", "older", "elder", "eldest", "youngest",
+    "step", "half", "great", "male", "males", "female", "females", "man", "men", "woman", "women",
+    "boy", "boys", "girl", "girls", "gentleman", "lady", "young", "old", "teenage", "teenager",
+    "adult", "patient",
+    # fr
+    "pere", "mere", "papa", "maman", "fils", "fille", "filles", "enfant", "enfants", "frere",
+    "freres", "soeur", "soeurs", "sœur", "mari", "epoux", "epouse", "femme", "conjoint", "conjointe",
+    "compagnon", "compagne", "oncle", "tante", "neveu", "cousine", "grand-pere",
+    "grand-mere", "petit-fils", "petite-fille", "petits-enfants", "famille", "beau-fils",
+    "belle-fille", "gendre", "bru", "veuf", "veuve",
+    # es
+    "padre", "madre", "hijo", "hija", "hijos", "hijas", "hermano", "hermana", "hermanos", "esposo",
+    "esposa", "marido", "mujer", "pareja", "tio", "tia", "sobrino", "sobrina", "primo", "prima",
+    "abuelo", "abuela", "abuelos", "nieto", "nieta", "nietos", "familia", "familiares", "suegro",
+    "suegra", "yerno", "nuera", "viudo", "viuda",
+})  # fmt: skip
+# Words that may stand beside a kinship word in such a span ("her husband", "la fille", "x2").
+_FUNCTION = frozenset({
+    "the", "a", "an", "of", "and", "her", "his", "their", "my", "our", "pt", "pt's", "x2", "x3",
+    "sa", "ses", "le", "la", "les", "du", "de", "des", "su", "sus", "el", "los", "las", "del",
+})  # fmt: skip
+# Kinship words that are also given names: a span of these alone is dropped only in lower case.
+_ALSO_GIVEN_NAMES = frozenset({"son", "ma", "pa", "baby", "lady"})
+
+_LANGUAGES = frozenset({
+    "english", "spanish", "french", "portuguese", "italian", "german", "dutch", "polish", "russian",
+    "ukrainian", "romanian", "bulgarian", "czech", "slovak", "hungarian", "lithuanian", "latvian",
+    "estonian", "greek", "albanian", "serbian", "croatian", "bosnian", "turkish", "kurdish", "arabic",
+    "farsi", "persian", "dari", "pashto", "urdu", "hindi", "punjabi", "bengali", "bangla", "sylheti",
+    "mirpuri", "pahari", "gujarati", "marathi", "tamil", "telugu", "malayalam", "kannada", "nepali",
+    "sinhala", "mandarin", "cantonese", "chinese", "vietnamese", "khmer", "lao", "thai", "burmese",
+    "karen", "hmong", "tagalog", "filipino", "ilocano", "korean", "japanese", "indonesian", "malay",
+    "somali", "amharic", "tigrinya", "oromo", "swahili", "yoruba", "igbo", "hausa", "twi", "akan",
+    "wolof", "lingala", "haitian", "creole", "kreyol", "patois", "hebrew", "yiddish", "welsh",
+    "gaelic", "irish", "scots", "asl", "bsl", "sign", "quechua", "nahuatl", "mixteco", "guarani",
+    # fr / es
+    "anglais", "espagnol", "francais", "arabe", "portugais", "italien", "allemand", "russe", "turc",
+    "chinois", "roumain", "polonais", "ingles", "frances", "portugues", "aleman", "ruso", "chino",
+    "rumano", "catalan", "euskera", "gallego", "valenciano", "castellano", "breton", "basque",
+})  # fmt: skip
+
+_DEPARTMENT = frozenset({
+    "medicine", "medical", "surgery", "surgical", "general", "internal", "family",
+    "emergency", "accident", "a&e", "ed", "er", "ae", "urgent", "care", "critical", "intensive",
+    "acute", "icu", "micu", "sicu", "ccu", "cvicu", "picu", "nicu", "hdu", "itu", "pacu", "step-down",
+    "stepdown", "telemetry", "tele", "paediatric", "paediatrics", "pediatric", "pediatrics",
+    "psychiatry", "psychiatric", "psych", "liaison", "mental", "health", "elderly", "geriatric",
+    "geriatrics", "gerontology", "cardiology", "cardiac", "cardiothoracic", "thoracic", "vascular",
+    "oncology", "haematology", "hematology", "neurology", "neurosurgery", "neuro", "nephrology",
+    "renal", "urology", "gastroenterology", "gi", "hepatology", "endocrinology", "diabetes",
+    "respiratory", "pulmonary", "pulmonology", "rheumatology", "dermatology", "ophthalmology", "ent",
+    "orthopaedic", "orthopaedics", "orthopedic", "orthopedics", "ortho", "trauma", "burns", "burn",
+    "plastic", "plastics", "transplant", "infectious", "disease", "diseases", "obstetrics", "obstetric",
+    "gynaecology", "gynecology", "maternity", "labour", "labor", "delivery", "antenatal", "postnatal",
+    "nursery", "neonatal", "radiology", "imaging", "pathology", "laboratory", "pharmacy",
+    "anaesthesia", "anaesthetics", "anesthesia", "anesthesiology", "palliative", "hospice", "rehab",
+    "rehabilitation", "physiotherapy", "physio", "occupational", "therapy", "speech", "language",
+    "dietetics", "nutrition", "social", "work", "worker", "workers", "visitor", "visitors", "team",
+    "service", "services", "department", "dept", "division", "unit", "units", "ward", "wards", "bay",
+    "bed", "room", "floor", "level", "wing", "pod", "theatre", "theatres", "theater", "theaters",
+    "clinic", "outpatient", "outpatients", "inpatient", "inpatients", "admissions", "admission",
+    "discharge", "lounge", "assessment", "day", "night", "east", "west", "north", "south", "main",
+    "course", "consult", "consultation", "note", "notes", "summary", "report", "handoff", "handover",
+    "progress", "history", "wound", "ostomy", "stoma", "continence", "tissue", "viability", "pain",
+    "sexual", "community", "district", "nursing", "nurse", "nurses", "hospitalist", "hospitalists",
+    "attending", "resident", "fellow", "consultant", "registrar", "and", "of", "the", "&", "/", "-",
+})  # fmt: skip
+
+_WARD_WORDS = frozenset({"ward", "wards", "bay", "unit", "pod"})
+_PARTICLE_BEFORE = re.compile(
+    r"(?:\b(?:des|de|du|la|le|of|the|del|los|las|el)|[A-Z][\w'’\-]*)\s+$", re.IGNORECASE)
+# Words that make a date of a span without digits, besides months, weekdays and numbers.
+_TIME_WORDS = frozenset({
+    "today", "tonight", "yesterday", "tomorrow", "ago", "last", "next", "this", "since", "week",
+    "weeks", "month", "months", "year", "years", "day", "days", "weekend", "spring", "summer", "autumn",
+    "fall", "winter", "christmas", "easter", "new", "mid", "early", "late", "end", "beginning", "same",
+    "morning", "afternoon", "evening", "night", "noon", "midnight", "date", "time", "hour", "hours",
+    "jour", "jours", "meme", "matin", "soir", "nuit", "midi", "heure", "heures", "dia", "dias", "mismo",
+    "misma", "noche", "tarde", "hora", "horas", "fecha", "hier", "demain", "aujourd'hui", "veille",
+    "lendemain", "dernier", "derniere", "prochain", "prochaine", "semaine", "mois", "an", "annee",
+    "printemps", "ete", "automne", "hiver", "noel", "paques", "ayer", "manana", "hoy", "pasado",
+    "pasada", "proximo", "proxima", "semana", "mes", "ano", "primavera", "verano", "otono", "invierno",
+    "navidad",
+})  # fmt: skip
+_WORD = re.compile(r"[^\W_]+(?:[&'’\-][^\W_]+)*|[&/\-]")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_ROOM_NUMBER = re.compile(r"\d{1,3}[A-Za-z]?|[A-Za-z]\d{1,2}")
+_CLOCK = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
+_SPEAKING_AFTER = re.compile(r"-speak(?:ing|ers?)\b", re.IGNORECASE)
+_SPEAKING = re.compile(r"-?speak(?:ing|er)s?$", re.IGNORECASE)
+_MODALS = frozenset({"will", "may"})
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*$")
+_BASE_VERB = re.compile(r"\s+([a-z][a-z\-]+)\b")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _only_kinship(text: str) -> bool:
+    words = _words(text)
+    kin = [(w, fold(w)) for w in words if fold(w) not in _FUNCTION]
+    if not kin:
+        return False  # determiners alone are the span convention's business, not this step's
+    return all(f in _KINSHIP and (f not in _ALSO_GIVEN_NAMES or w.islower()) for w, f in kin)
+
+
+def is_person_word(word: str) -> bool:
+    """A kinship, sex or age word, or a determiner that stands beside one ("her", "son")."""
+    f = fold(word)
+    return f in _KINSHIP or f in _FUNCTION
+
+
+def _only_language(text: str) -> bool:
+    word = _SPEAKING.sub("", text.strip())
+    return " " not in word and fold(word) in _LANGUAGES
+
+
+def _only_department(text: str) -> bool:
+    words = _words(text)
+    named = [w for w in words if not _ROOM_NUMBER.fullmatch(w)]
+    if named and fold(named[-1]) in _WARD_WORDS and len(named) <= 3:
+        return True  # a named ward or bay ("Beech Ward"): a ward without its hospital
+    return bool(named) and all(fold(w) in _DEPARTMENT for w in named)
+
+
+def _no_date_word(span: Span, text: str, language: str) -> bool:
+    """A date with no digit and no word of a date in it ("d/c", "w/d", "DEATH")."""
+    words = text[span.start : span.end]
+    if any(c.isdigit() for c in words):
+        return False
+    return not any(_date_word(w, language) for w in _LETTERS.findall(words))
+
+
+def _date_word(word: str, language: str) -> bool:
+    """A month, a weekday (or its first three letters), a number, a word of time."""
+    f = fold(word)
+    if f in _TIME_WORDS or month_index(language, word) is not None:
+        return True
+    if number_value(language, word) is not None:
+        return True
+    return any(fold(day).startswith(f) for day in WEEKDAYS[language]) and len(f) >= 3
+
+
+def _clock_time(span: Span, text: str, language: str) -> bool:
+    word = text[span.start : span.end]
+    if not _CLOCK.fullmatch(word):
+        return False
+    if span.label.category is Category.DATE:
+        return not 1850 <= int(word) <= 2100  # "1930" may be a year; "0430" and "2352" cannot
+    # no phone has four digits; no English-speaking country's postcode is four digits alone
+    return span.label in (Label.PHONE, Label.FAX) or (span.label is Label.POSTCODE and language == "en")
+
+
+def _modal(span: Span, text: str) -> bool:
+    word = text[span.start : span.end]
+    if fold(word) not in _MODALS or not word[0].isupper():
+        return False
+    if _SENTENCE_START.search(text, max(0, span.start - 4), span.start) is None:
+        return False
+    m = _BASE_VERB.match(text, span.end)
+    if m is None:
+        return False
+    verb = m[1]
+    # a third person ("Will reports", "Will says") or a past ("Will said") is the name's
+    return not ((verb.endswith("s") and not verb.endswith("ss")) or verb.endswith("ed"))
+
+
+def _cuts_a_word(span: Span, text: str) -> bool:
+    """The span is part of a longer token ("mi" of "mi-octobre", "0412" of "E24-0412"): its own
+    words are not the whole of what is written, and prove nothing."""
+    def joined(i: int, step: int) -> bool:
+        j = i + step
+        if not 0 <= j < len(text):
+            return False
+        if text[j].isalnum():
+            return True
+        k = j + step
+        return text[j] in "-/.'’" and 0 <= k < len(text) and text[k].isalnum()
+
+    return joined(span.start, -1) or joined(span.end - 1, 1)
+
+
+def names_no_one(span: Span, text: str, language: str) -> bool:
+    """Whether the model's ``span`` is proven no PHI by its own words (module docstring)."""
+    words = text[span.start : span.end]
+    category = span.label.category
+    speaking = _SPEAKING_AFTER.match(text, span.end)  # "Spanish|-speaking": the word is whole
+    if speaking is not None:
+        span = Span(span.start, speaking.end(), span.label, span.source, span.score)
+        words = text[span.start : span.end]
+    if _cuts_a_word(span, text):
+        return False
+    if category is Category.DATE and language in ("fr", "es", "en"):
+        return _clock_time(span, text, language) or _no_date_word(span, text, language)
+    if category is Category.PER:
+        # MEDDOCAN's guideline marks a Spanish relative's kinship word ("su madre") as PHI; the
+        # realistic corpus's guideline, HIPAA and the English and French corpora do not
+        kinship = language in ("en", "fr") and _only_kinship(words)
+        return kinship or (language == "en" and _modal(span, text))
+    if _clock_time(span, text, language):
+        return True
+    if span.label in (Label.COUNTRY, Label.LOCATION) and _only_language(words):
+        # "Promenade des Anglais", "Spanish Town": a language after a particle or a name is a part
+        return _PARTICLE_BEFORE.search(text, max(0, span.start - 30), span.start) is None
+    if span.label in (Label.HOSPITAL, Label.ORG, Label.LOCATION) and language == "en":
+        return _only_department(words)  # an English vocabulary ("Hospital General" is a name)
+    return False
+
+
+def drop_own_words(spans: Iterable[Span], text: str, language: str) -> list[Span]:
+    """The model's ``spans`` less those their own words prove no PHI."""
+    return [s for s in spans if not names_no_one(s, text, language)]
