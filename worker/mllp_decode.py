@@ -1,8 +1,9 @@
 """One validation of a raw HL7 v2 message, used at the edge and in the worker.
 
-``check_hl7`` is everything that would dead-letter a raw-hl7 record in the worker (no bytes, an
-unparseable or unsupported message, MSH-10 or PID-3 over 256 characters, a field the event
-contract bounds, note text over ``batch.max_text_chars``). The worker turns a ``Rejection`` into
+``inspect_hl7`` is everything that would dead-letter a raw-hl7 record in the worker (no bytes, an
+unparseable or unsupported message, one beyond the shape limits of ``deid.hl7.limits``, MSH-10 or
+PID-3 over 256 characters, a field the event contract bounds, note text over
+``batch.max_text_chars``), from one parse of the message. The worker turns a ``Rejection`` into
 its dead letter (``decode_hl7_record``); the MLLP bridge answers it with AR and the same code
 *before* acknowledging, so a sender never gets AA for a message the worker would then drop.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deid.events import DeadLetter, DeadLetterReason, RawNote
-from deid.hl7 import Hl7Error, Hl7Message, hl7_to_raw_note, parse_message
+from deid.hl7 import Hl7Error, Hl7Message, parse_message, parse_note, read_header, to_raw_note
 from deid.settings import Settings
 from worker.decode import record_time
 
@@ -33,46 +34,59 @@ class Rejection:
         return self.detail if self.reason == "hl7_parse_error" else self.reason
 
 
-def check_hl7(value: bytes | None, settings: Settings) -> RawNote | Rejection:
+@dataclass(frozen=True, slots=True)
+class Inspected:
+    """One message, parsed once: the note or why not, and what the ACK echoes (the parsed
+    message, or its MSH alone when the rest could not be parsed; None when even that failed)."""
+
+    header: Hl7Message | None
+    outcome: RawNote | Rejection
+
+
+def inspect_hl7(value: bytes | None, settings: Settings) -> Inspected:
+    """Parse and validate ``value`` once (CPU-bound, bounded by ``deid.hl7.limits``: the bridge
+    runs it off the event loop)."""
     if not value:
-        return Rejection("undecodable_bytes", "empty record value")
+        return Inspected(None, Rejection("undecodable_bytes", "empty record value"))
     try:
-        note = hl7_to_raw_note(value, settings)
+        msg = parse_message(value)
     except Hl7Error as exc:
-        return Rejection("hl7_parse_error", exc.detail, exc.hl7_error_code)
+        return Inspected(read_header(value), Rejection("hl7_parse_error", exc.detail, exc.hl7_error_code))
+    except Exception as exc:  # a parser bug: reject this message only
+        return Inspected(None, Rejection("hl7_parse_error", f"unparseable:{type(exc).__name__}"))
+    try:
+        note = to_raw_note(parse_note(msg, authority=settings.mllp.patient_id_authority,
+                                      default_language=settings.default_language))
+    except Hl7Error as exc:
+        return Inspected(msg, Rejection("hl7_parse_error", exc.detail, exc.hl7_error_code))
     except Exception as exc:  # a parser bug or a bound of the event contract: reject this message only
-        return Rejection("hl7_parse_error", f"unparseable:{type(exc).__name__}")
+        return Inspected(msg, Rejection("hl7_parse_error", f"unparseable:{type(exc).__name__}"))
     limit = settings.batch.max_text_chars
     if len(note.text) > limit:
-        return Rejection("text_too_large", f"text has {len(note.text)} chars, limit {limit}", "207")
-    return note
+        return Inspected(msg, Rejection("text_too_large", f"text has {len(note.text)} chars, limit {limit}"))
+    return Inspected(msg, note)
+
+
+def check_hl7(value: bytes | None, settings: Settings) -> RawNote | Rejection:
+    return inspect_hl7(value, settings).outcome
 
 
 def decode_hl7_record(value: bytes | None, *, topic: str, partition: int, offset: int,
                       timestamp_ms: int | None, settings: Settings) -> RawNote | DeadLetter:
     """A raw-hl7 record -> RawNote, or a DeadLetter: the HL7 twin of ``worker.decode.decode_record``
     (same signature, same PHI-free dead letters), so the worker dispatches on the record's topic."""
-    checked = check_hl7(value, settings)
-    if isinstance(checked, RawNote):
-        return checked
-    event_id = _control_id(value) if value else None
-    return DeadLetter(reason=checked.reason, detail=checked.detail[:500], source_topic=topic,
-                      partition=partition, offset=offset, event_id=event_id,
+    checked = inspect_hl7(value, settings)
+    if isinstance(checked.outcome, RawNote):
+        return checked.outcome
+    why = checked.outcome
+    return DeadLetter(reason=why.reason, detail=why.detail[:500], source_topic=topic,
+                      partition=partition, offset=offset, event_id=_control_id(checked.header),
                       received_at=record_time(timestamp_ms))
 
 
-def try_header(value: bytes) -> Hl7Message | None:
-    """The message's MSH when it can be read (a NAK then names MSA-2), else None."""
-    try:
-        return parse_message(value)
-    except Exception:
-        return None
-
-
-def _control_id(value: bytes) -> str | None:
+def _control_id(header: Hl7Message | None) -> str | None:
     """MSH-10 when the header is readable (an identifier of the message, not of a person)."""
-    msg = try_header(value)
-    if msg is None:
+    if header is None:
         return None
-    cid = msg.get(msg.msh, 10)
+    cid = header.get(header.msh, 10)
     return cid if 0 < len(cid) <= 256 else None

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from deid.hl7.ack import AckCode, build_ack
 from deid.hl7.errors import Hl7Error, Hl7ErrorReason
 from deid.hl7.escape import Separators, escape, unescape
-from deid.hl7.message import Hl7Message, parse_message
+from deid.hl7.limits import DEFAULT_LIMITS, Hl7Limits
+from deid.hl7.message import Hl7Message, parse_message, read_header
 from deid.hl7.note import ParsedHl7, hl7_to_raw_note, parse_note, to_raw_note
 from deid.hl7.scrub import SurrogateFor, deidentify_message, identity_values, mapping_lookup
 from deid.hl7.surrogates import SubstituterLike, resolve_identity_surrogates
@@ -62,9 +63,11 @@ async def deid_hl7_for_record(
 
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "AckCode",
     "Hl7Error",
     "Hl7ErrorReason",
+    "Hl7Limits",
     "Hl7Message",
     "ParsedHl7",
     "Separators",
@@ -80,6 +83,7 @@ __all__ = [
     "parse_hl7_note",
     "parse_message",
     "parse_note",
+    "read_header",
     "resolve_identity_surrogates",
     "to_raw_note",
     "unescape",

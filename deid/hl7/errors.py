@@ -19,6 +19,11 @@ Hl7ErrorReason = Literal[
     "missing_pid",
     "missing_patient_id",
     "no_note_text",
+    "too_many_segments",
+    "too_many_fields",
+    "too_many_repetitions",
+    "too_many_components",
+    "too_many_subcomponents",
     "bad_framing",
     "message_too_large",
 ]
@@ -56,4 +61,12 @@ _ERR_CODES: dict[str, str] = {
     "bad_encoding_characters": "102",
     "unsupported_message_type": "200",
     "unsupported_charset": "203",
+    # Beyond the shape limits (deid.hl7.limits): more segments than any message structure holds is
+    # a segment sequence error; more fields, repetitions or components than any data type has, a
+    # data type error.
+    "too_many_segments": "100",
+    "too_many_fields": "102",
+    "too_many_repetitions": "102",
+    "too_many_components": "102",
+    "too_many_subcomponents": "102",
 }

@@ -1,9 +1,11 @@
 """Decode and split one HL7 v2 message (ER7) into segments of raw, still-escaped fields.
 
-Splitting is done by ``hl7`` 0.4.5 after our own checks of what it lets through (MSH and its
-encoding characters, segment ids, segment separators other than CR). Fields are kept escaped so
-that the de-identified message can be rebuilt from exactly what came in; values are unescaped
-only when read (``Hl7Message.value``).
+Splitting is ours (segments, then fields; components and sub-components only when read), numbered
+as ``hl7`` 0.4.5 numbers them, after our checks of what that parser let through (MSH and its
+encoding characters, segment ids, segment separators other than CR) and of the shape limits
+(``deid.hl7.limits``), counted before each level is split. Fields are kept escaped so that the
+de-identified message can be rebuilt from exactly what came in; values are unescaped only when
+read (``Hl7Message.value``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,13 @@ from dataclasses import dataclass
 
 from deid.hl7.errors import Hl7Error
 from deid.hl7.escape import Separators, unescape
+from deid.hl7.limits import (
+    DEFAULT_LIMITS,
+    Hl7Limits,
+    check_field_count,
+    check_segment_count,
+    check_segment_shape,
+)
 
 _SEGMENT_ID = re.compile(r"^[A-Z][A-Z0-9]{2}$")
 _LINE_BREAKS = re.compile(r"\r\n|\n\r|\n|\r")
@@ -110,19 +119,18 @@ def _msh18(text: str) -> str:
     if not text.startswith("MSH") or len(text) < 4:
         return ""
     line = _LINE_BREAKS.split(text, maxsplit=1)[0]
-    fields = line.split(text[3])
-    # fields[0] = "MSH", fields[1] = MSH-2, so MSH-n is fields[n - 1]
+    # fields[0] = "MSH", fields[1] = MSH-2, so MSH-n is fields[n - 1]; split no further than
+    # MSH-18 (this runs before the shape limits: a hostile MSH may hold millions of separators)
+    fields = line.split(text[3], 18)
     if len(fields) < 18:
         return ""
     comp = fields[1][:1] or "^"
-    return fields[17].split(comp)[0].strip()
+    return fields[17].split(comp, 1)[0].strip()
 
 
-def parse_message(payload: bytes | str) -> Hl7Message:
-    """Split one message; raises ``Hl7Error`` with a machine-readable reason when malformed."""
-    import hl7  # the parser of record (PLATFORM.md)
-    from hl7.exceptions import ParseException
-
+def parse_message(payload: bytes | str, limits: Hl7Limits = DEFAULT_LIMITS) -> Hl7Message:
+    """Split one message; raises ``Hl7Error`` with a machine-readable reason when malformed or
+    beyond ``limits`` (checked before each level is split: the work is linear in the length)."""
     if isinstance(payload, bytes):
         text, codec = decode_bytes(payload)
     else:
@@ -135,20 +143,51 @@ def parse_message(payload: bytes | str) -> Hl7Message:
     seps = _separators(text)
     # CR is the segment separator; LF alone only when the message has no CR at all (a file
     # saved on Unix). With CRs present, a lone LF is data: senders put raw line breaks in OBX-5.
-    lines = [ln for ln in (_CR_BREAKS.split(text) if "\r" in text else text.split("\n")) if ln.strip()]
+    has_cr = "\r" in text
+    check_segment_count(text, "\r" if has_cr else "\n", limits)
+    lines = [ln for ln in (_CR_BREAKS.split(text) if has_cr else text.split("\n")) if ln.strip()]
     for ln in lines:
         if not _SEGMENT_ID.match(ln[:3]) or (len(ln) > 3 and ln[3] != seps.field):
             raise Hl7Error("bad_segment_id")
     if sum(1 for ln in lines if ln.startswith("MSH")) != 1:
         raise Hl7Error("unexpected_segment", "MSH")
-    try:
-        parsed = hl7.parse("\r".join(lines))
-    except (ParseException, ValueError, IndexError) as exc:
-        raise Hl7Error("unparseable") from exc
-    segments = tuple(tuple(str(f) for f in seg) for seg in parsed)
-    msg = Hl7Message(segments=segments, separators=seps, codec=codec)
+    # ``hl7.parse`` (0.4.5) strips the whole message, Unicode blanks included: same here
+    lines[-1] = lines[-1].rstrip()
+    segments: list[tuple[str, ...]] = []
+    for ln in lines:
+        check_field_count(ln, seps.field, limits)
+        fields = split_segment(ln, seps.field)
+        check_segment_shape(ln, fields, seps, limits)
+        segments.append(fields)
+    msg = Hl7Message(segments=tuple(segments), separators=seps, codec=codec)
     _check_msh(msg)
     return msg
+
+
+def split_segment(line: str, field_sep: str) -> tuple[str, ...]:
+    """One segment's raw fields, numbered as ``hl7.parse`` 0.4.5 numbers them (the parser of
+    record, PLATFORM.md; ``tests/hl7/test_hl7_limits.py`` checks both agree): in an MSH, ``[1]``
+    is the field separator and ``[2]`` the encoding characters. Our own split keeps each field one
+    string (``hl7.parse`` builds an object per component and sub-component, millions for a
+    hostile message, only for us to join them back)."""
+    if not line.startswith("MSH"):
+        return tuple(line.split(field_sep))
+    end = line.find(field_sep, 4)
+    rest = line[end + 1 :] if end >= 0 else ""
+    head = ("MSH", line[3], line[4:end] if end >= 0 else line[4:])
+    return head + tuple(rest.split(field_sep)) if rest else head
+
+
+def read_header(payload: bytes, limits: Hl7Limits = DEFAULT_LIMITS) -> Hl7Message | None:
+    """The message's MSH alone, when it can be read, for the acknowledgement of a message that
+    could not be parsed (MSA-2 then names its control id); None otherwise. Only the bytes up to
+    the first line break are looked at (a line break is one byte in every supported charset)."""
+    head = payload.lstrip(b"\xef\xbb\xbf \t\r\n\x00")
+    cut = min((i for i in (head.find(b"\r"), head.find(b"\n")) if i >= 0), default=len(head))
+    try:
+        return parse_message(head[:cut], limits)
+    except ValueError:  # Hl7Error, or bytes no codec reads
+        return None
 
 
 def _separators(text: str) -> Separators:

@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from hl7_samples import sample
+from pydantic import SecretStr
 
 from deid.hl7 import hl7_to_raw_note, parse_message
 from deid.keys import KeyHasher
-from deid.settings import KafkaSettings, Settings
-from worker.mllp import KafkaSink, MllpBridge, frame
+from deid.settings import KafkaSettings, MllpSettings, Settings
+from worker.mllp import RECORD_OVERHEAD_BYTES, KafkaSink, MllpBridge, frame, serve
 from worker.mllp_client import MllpClient, ack_code
 
 pytestmark = pytest.mark.integration
@@ -112,13 +113,27 @@ async def test_deid_mllp_command_bridges_and_stops_cleanly_on_sigterm(settings: 
            "DEID_HMAC_SECRET": "mllp-test-secret-0123456789abcdef0123456789"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "deid", "mllp", "--host", "127.0.0.1", "--port", str(port),
-         "--bootstrap-servers", settings.kafka.bootstrap_servers, "--topic", settings.kafka.topic_raw_hl7],
+         "--bootstrap-servers", settings.kafka.bootstrap_servers, "--topic", settings.kafka.topic_raw_hl7,
+         "--max-connections", "2", "--idle-timeout", "1", "--frame-timeout", "1",
+         "--max-message-bytes", "100000"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert await asyncio.to_thread(wait_for_port, "127.0.0.1", port, 20.0)
         async with await MllpClient.connect("127.0.0.1", port) as client:
             assert ack_code(await client.send(sample("oru_r01_en.hl7"))) == "AA"
             assert ack_code(await client.send(sample("bad_missing_msh.hl7"))) == "AR"
+            too_big = sample("oru_r01_en.hl7") + b"OBX|9|TX|||" + b"x" * 100_000 + b"\r"
+            assert ack_code(await client.send(too_big)) == "AR"  # --max-message-bytes
+            # the flags reached the bridge: a second connection is served until it idles out
+            # (--idle-timeout), a third is closed at once (--max-connections)
+            idle = await MllpClient.connect("127.0.0.1", port)
+            extra = await MllpClient.connect("127.0.0.1", port)
+            with pytest.raises(ConnectionError):
+                await extra.read_ack(timeout_s=1.0)
+            with pytest.raises(ConnectionError):
+                await idle.read_ack(timeout_s=5.0)
+            await idle.close()
+            await extra.close()
         proc.send_signal(signal.SIGTERM)
         _, err = await asyncio.to_thread(proc.communicate, timeout=15)
         assert proc.returncode == 0, err.decode(errors="replace")
@@ -177,3 +192,99 @@ async def test_every_dead_letter_reason_is_refused_at_the_edge_with_the_worker_s
         await sink.stop()
     assert reasons == {"undecodable_bytes", "hl7_parse_error", "text_too_large"}
     assert await _read_all(settings, expected=1, timeout_s=3.0) == []  # nothing was written
+
+
+# -- the size cap follows what the broker can take ----------------------------------------------
+
+SECRET = SecretStr("mllp-test-secret-0123456789abcdef0123456789")
+
+
+def _padded(extra_chars: int) -> bytes:
+    """A valid ORU made larger by one more text OBX."""
+    return sample("oru_r01_fr.hl7").rstrip(b"\r") + b"\rOBX|9|TX|||" + b"Texte du compte rendu. " * (
+        extra_chars // 23) + b"\r"
+
+
+async def _create_topic(broker: str, configs: dict[str, str]) -> str:
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    topic = f"raw-hl7-{uuid.uuid4().hex[:8]}"
+    admin = AIOKafkaAdminClient(bootstrap_servers=broker)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, 1, 1, topic_configs=configs)])
+    finally:
+        await admin.close()
+    return topic
+
+
+async def _serving(settings: Settings) -> tuple[MllpBridge, asyncio.Event, asyncio.Task[None]]:
+    """``serve`` (what ``deid mllp`` runs) on a free port; returns once it listens."""
+    from worker.services.broker import free_port
+
+    settings = settings.model_copy(update={"mllp": settings.mllp.model_copy(
+        update={"host": "127.0.0.1", "port": free_port()})})
+    stop, up = asyncio.Event(), asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(serve(settings, stop, ready=up.set_result))
+    bridge: MllpBridge = await asyncio.wait_for(up, 30)
+    return bridge, stop, task
+
+
+async def test_the_cap_is_read_from_the_topic_and_larger_messages_get_ar_not_ae(broker: str) -> None:
+    """The topic's max.message.bytes (4096) lowers the 4 MiB default: a 5 kB message gets AR
+    message_too_large (before: accepted by the bridge, then AE on every resend on a real Kafka),
+    one under the cap AA, and only that one is written."""
+    topic = await _create_topic(broker, {"max.message.bytes": "4096"})
+    settings = Settings(hmac_secret=SECRET,
+                        kafka=KafkaSettings(bootstrap_servers=broker, topic_raw_hl7=topic))
+    bridge, stop, task = await _serving(settings)
+    try:
+        assert bridge.max_message_bytes == 4096 - RECORD_OVERHEAD_BYTES
+        big, small = _padded(5_000), sample("oru_r01_fr.hl7")
+        assert len(big) > 4096 > len(small)
+        async with await MllpClient.connect("127.0.0.1", bridge.port) as client:
+            ack = parse_message(await client.send(big))
+            assert (ack.get(ack.first("MSA"), 1), ack.get(ack.first("MSA"), 3)) == ("AR", "message_too_large")
+            assert ack_code(await client.send(small)) == "AA"
+    finally:
+        stop.set()
+        await task
+    assert [v for _, v in await _read_all(settings, expected=2, timeout_s=5.0)] == [small]
+
+
+async def test_without_a_topic_limit_the_setting_is_the_cap(broker: str) -> None:
+    topic = await _create_topic(broker, {})  # Tansu reports no max.message.bytes for it
+    settings = Settings(hmac_secret=SECRET, mllp=MllpSettings(max_message_bytes=3_000),
+                        kafka=KafkaSettings(bootstrap_servers=broker, topic_raw_hl7=topic))
+    bridge, stop, task = await _serving(settings)
+    try:
+        assert bridge.max_message_bytes == 3_000
+        async with await MllpClient.connect("127.0.0.1", bridge.port) as client:
+            ack = parse_message(await client.send(_padded(3_000)))
+            assert (ack.get(ack.first("MSA"), 1), ack.get(ack.first("MSA"), 3)) == ("AR", "message_too_large")
+            assert ack_code(await client.send(sample("oru_r01_en.hl7"))) == "AA"
+    finally:
+        stop.set()
+        await task
+
+
+async def test_a_producer_size_refusal_is_answered_ar_message_too_large(settings: Settings) -> None:
+    """A bridge whose cap is above the producer's max_request_size (only a hand-built one can
+    be: ``serve`` never allows it) gets MessageSizeTooLargeError from the real producer: AR, never
+    AE (a resend would fail the same way forever), and the next message goes through."""
+    small_requests = settings.model_copy(update={"kafka": settings.kafka.model_copy(
+        update={"max_request_size": 8_192})})
+    sink = KafkaSink(small_requests)
+    await sink.start()
+    bridge = MllpBridge(small_requests, sink, max_message_bytes=1024 * 1024)
+    await bridge.start("127.0.0.1", 0)
+    try:
+        async with await MllpClient.connect("127.0.0.1", bridge.port) as client:
+            ack = parse_message(await client.send(_padded(20_000)))
+            assert (ack.get(ack.first("MSA"), 1), ack.get(ack.first("MSA"), 3)) == ("AR", "message_too_large")
+            assert ack_code(await client.send(sample("oru_r01_fr.hl7"))) == "AA"
+        assert bridge.metrics.messages.labels("AE")._value.get() == 0
+    finally:
+        await bridge.close()
+        await sink.stop()
+    assert [v for _, v in await _read_all(settings, expected=2, timeout_s=5.0)] == [sample("oru_r01_fr.hl7")]

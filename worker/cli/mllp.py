@@ -19,6 +19,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:  # NaN is refused too
+        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
 def _port(text: str) -> int:
     value = _positive_int(text)
     if value > 65535:
@@ -43,8 +53,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--topic", help="raw-HL7 topic (default: DEID_KAFKA__TOPIC_RAW_HL7, raw-hl7)")
     p.add_argument("--max-in-flight", type=_positive_int, default=64, metavar="N",
                    help="broker writes awaiting acknowledgement, bridge-wide, before senders wait")
-    p.add_argument("--max-message-bytes", type=_positive_int, default=4 * 1024 * 1024, metavar="N",
-                   help="larger messages are answered AR")
+    p.add_argument("--max-message-bytes", type=_positive_int, metavar="N",
+                   help="larger messages are answered AR message_too_large (default: "
+                   "DEID_MLLP__MAX_MESSAGE_BYTES, 4 MiB); lowered at start to what the raw-hl7 topic "
+                   "(max.message.bytes) and the producer (DEID_KAFKA__MAX_REQUEST_SIZE) take")
+    p.add_argument("--max-connections", type=_positive_int, metavar="N",
+                   help="connections beyond this are closed at once (default: "
+                   "DEID_MLLP__MAX_CONNECTIONS, 64)")
+    p.add_argument("--idle-timeout", type=_positive_seconds, metavar="SECONDS",
+                   help="close a connection that starts or finishes no frame for this long (default: "
+                   "DEID_MLLP__IDLE_TIMEOUT_S, 60)")
+    p.add_argument("--frame-timeout", type=_positive_seconds, metavar="SECONDS",
+                   help="drop a frame not finished this long after its start block, and close the "
+                   "connection (default: DEID_MLLP__FRAME_TIMEOUT_S, 30)")
     p.add_argument("--metrics-port", type=_port, metavar="PORT",
                    help="serve Prometheus metrics on this port (default: off)")
     p.set_defaults(handler=run)
@@ -58,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
 
     overrides: dict[str, Any] = {}
     settings = load_settings()  # refuses a missing or short DEID_HMAC_SECRET first (exit 2)
-    mllp = settings.mllp.model_copy(update={k: v for k, v in (("host", args.host), ("port", args.port))
-                                            if v is not None})
+    flags = (("host", args.host), ("port", args.port), ("max_message_bytes", args.max_message_bytes),
+             ("max_connections", args.max_connections), ("idle_timeout_s", args.idle_timeout),
+             ("frame_timeout_s", args.frame_timeout))
+    mllp = settings.mllp.model_copy(update={k: v for k, v in flags if v is not None})
     kafka_update: dict[str, Any] = {}
     if args.bootstrap_servers:
         kafka_update["bootstrap_servers"] = args.bootstrap_servers
@@ -92,8 +115,7 @@ def run(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await serve(settings, stop, max_in_flight=args.max_in_flight,
-                    max_message_bytes=args.max_message_bytes, metrics_port=args.metrics_port,
+        await serve(settings, stop, max_in_flight=args.max_in_flight, metrics_port=args.metrics_port,
                     ready=ready)
 
     try:
