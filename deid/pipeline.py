@@ -10,6 +10,7 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
+from deid.deadline import Deadline, detect_within
 from deid.detect import Detector
 from deid.events import DeidNote, ModelInfo, RawNote
 from deid.keys import KeyHasher
@@ -30,9 +31,10 @@ class NotePipeline:
         self.substituter = substituter
         self.model_info = ModelInfo(name=detector.model_name, version=detector.model_version)
 
-    def detect(self, notes: Sequence[RawNote]) -> list[list[Span]]:
-        """CPU/GPU bound: call from a worker thread, not the event loop."""
-        return self.detector.detect([n.text for n in notes], [n.language for n in notes])
+    def detect(self, notes: Sequence[RawNote], deadline: Deadline | None = None) -> list[list[Span]]:
+        """CPU/GPU bound: call from a worker thread, not the event loop. Past ``deadline`` it
+        raises ``deid.deadline.DetectionTimeout`` at the detector's next check."""
+        return detect_within(self.detector, [n.text for n in notes], [n.language for n in notes], deadline)
 
     async def substitute(self, notes: Sequence[RawNote], spans: Sequence[Sequence[Span]]) -> list[DeidNote]:
         return await self.substituter.substitute(notes, spans, self.model_info)

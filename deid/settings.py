@@ -90,8 +90,9 @@ class KafkaSettings(BaseModel):
     request_timeout_ms: int = 40_000
     linger_ms: int = 5
     max_request_size: int = 4 * 1024 * 1024
-    # Readiness (worker): a metadata request every probe_interval_s on a connection of its own;
-    # after probe_failures_unready failures in a row /readyz answers 503 (docs/WORKER.md).
+    # Readiness (worker): a metadata request every probe_interval_s on a connection of its own,
+    # each bounded by min(probe_timeout_s, probe_interval_s); /readyz answers 503 after
+    # probe_failures_unready failures in a row or that many intervals without an answer (docs/WORKER.md).
     probe_interval_s: float = 5.0
     probe_timeout_s: float = 5.0
     probe_failures_unready: int = 3
@@ -165,8 +166,11 @@ class BatchSettings(BaseModel):
     # On SIGTERM the batch in flight is drained; if the store stays down it is abandoned
     # (uncommitted, so redelivered) after this many seconds.
     shutdown_grace_s: float = 30.0
-    # A note whose detection takes longer is dead-lettered (reason detection_timeout); 0 = no limit.
-    detect_timeout_s: float = 60.0
+    # The whole-note detection deadline (issue 33): rules, model and merge steps check it and stop
+    # (deid.deadline); the note is dead-lettered (reason detection_timeout); 0 = no limit. 8 s keeps
+    # the issue's bound, a note published or dead-lettered within 10 s of being read, with 2 s for
+    # collecting, decoding, one forward pass past the deadline, publishing and committing.
+    detect_timeout_s: float = 8.0
     # Detect the next batch while the current one is substituted, published and committed (a
     # batch is still substituted only after the one before it is committed). Off: one batch at
     # a time, start to end.
@@ -205,6 +209,12 @@ class MllpSettings(BaseModel):
     tls_certfile: Path | None = None
     tls_keyfile: Path | None = None
     patient_id_authority: str | None = None  # PID-3 assigning authority to key on; None = first
+    # Largest message accepted (larger: AR message_too_large). At start the bridge lowers it to
+    # what the raw-hl7 topic (max.message.bytes) and the producer (kafka.max_request_size) take.
+    max_message_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
+    max_connections: int = Field(default=64, gt=0)  # connections beyond are closed at once
+    idle_timeout_s: float = Field(default=60.0, gt=0)  # no frame started or finished this long: closed
+    frame_timeout_s: float = Field(default=30.0, gt=0)  # a frame unfinished this long: dropped, closed
 
 
 class Settings(BaseSettings):

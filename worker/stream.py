@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import logging
 import time
 from collections.abc import Iterable, Sequence
@@ -26,6 +28,7 @@ from aiokafka.structs import ConsumerRecord
 
 from deid.concepts import CONCEPT_TYPES, Concept
 from deid.concepts.offsets import concept_mentions
+from deid.deadline import Deadline, DetectionTimeout
 from deid.events import DeadLetter, DeadLetterReason, DeidNote, ModelInfo, RawNote, encode
 from deid.pipeline import NotePipeline
 from deid.protocols import ConceptTagger
@@ -42,7 +45,13 @@ log = logging.getLogger("deid.worker")
 
 TIMINGS_HEADER = "deid-timings-ms"
 _TOO_LARGE = (MessageSizeTooLargeError, RecordTooLargeError, RecordListTooLargeError)
-_PROBE_PATIENT = "0" * 32  # not a real pseudonym: readiness probes read it, never write it
+# How long past its deadline a detection call may run before the worker stops waiting for its
+# thread (a detector that does not check the deadline, or one stuck between two checks): the
+# shipped detector checks it before every forward pass (0.3-0.4 s at the default token budget on
+# 2 cores), so 2 s is a backstop, never the rule. Capped at the deadline itself for short ones.
+_BACKSTOP_GRACE_S = 2.0
+_STORE_PROBE_TIMEOUT_S = 2.0
+__all__ = ["DetectionTimeout", "StreamWorker"]  # DetectionTimeout lives in deid.deadline
 
 # One note's concept mentions (offsets into its original text); None where tagging did not run
 # (concepts off, language not listed), the exception where the tagger failed on the note.
@@ -75,10 +84,6 @@ class _Prepared:
 
 def _tp(record: ConsumerRecord[Any, Any]) -> TopicPartition:
     return TopicPartition(record.topic, record.partition)
-
-
-class DetectionTimeout(Exception):
-    """Detection of one note took longer than ``batch.detect_timeout_s``."""
 
 
 class _Abandoned(Exception):
@@ -126,6 +131,12 @@ class StreamWorker:
         # Broker reachability, from a metadata probe on a connection of its own (readiness).
         self.probe_failures = 0
         self._probe_task: asyncio.Task[None] | None = None
+        self._last_broker_answer = time.monotonic()
+        # The store's write probe: keyed by the secret like every stored key, one per client id,
+        # outside any patient's keys (PatientStore.probe_write).
+        self._store_probe_key = hmac.new(
+            settings.secret_bytes(), b"readiness-probe\x1f" + settings.kafka.client_id.encode("utf-8"),
+            hashlib.sha256).hexdigest()[:32]
         self.rules_only = not settings.model.enabled
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -143,6 +154,7 @@ class StreamWorker:
             await self._producer.stop()
             raise
         self.running = True
+        self._last_broker_answer = time.monotonic()
         self._probe_task = asyncio.create_task(self._probe_broker())
         log.info("worker started: group=%s topic=%s", k.consumer_group, k.topic_raw_notes)
 
@@ -245,8 +257,18 @@ class StreamWorker:
             log.warning("consumer stopped without the broker (its fetch task was cancelled)")
 
     @property
+    def broker_silent_s(self) -> float:
+        """Seconds since the broker last answered a metadata probe."""
+        return time.monotonic() - self._last_broker_answer
+
+    @property
     def broker_reachable(self) -> bool:
-        return self.probe_failures < self.settings.kafka.probe_failures_unready
+        """False after ``probe_failures_unready`` failed probes in a row, or once no probe has
+        been answered for ``probe_failures_unready x probe_interval_s``: the second bounds the
+        time to 503 whatever a probe's own timeout (docs/WORKER.md gives the arithmetic)."""
+        k = self.settings.kafka
+        return (self.probe_failures < k.probe_failures_unready
+                and self.broker_silent_s <= k.probe_failures_unready * k.probe_interval_s)
 
     async def ready(self) -> tuple[bool, str]:
         """Ready only when the worker can do its job: running, the broker answering (metadata
@@ -261,34 +283,42 @@ class StreamWorker:
         if not self.running or self._consumer is None:
             return False, "not running"
         if not self.broker_reachable:
-            return False, f"broker unreachable ({self.probe_failures} metadata probes failed in a row)"
+            return False, (f"broker unreachable ({self.probe_failures} metadata probes failed in a row, "
+                           f"no answer for {self.broker_silent_s:.0f}s)")
         if not self._consumer.assignment():
             return False, "no partition assigned"
+        # A write, not a PING: a Redis out of memory (noeviction) or read-only answers PING and
+        # refuses every note's commit.
         try:
-            ping = getattr(self.store, "ping", None)
-            if ping is not None:
-                await asyncio.wait_for(ping(), 2.0)
-            else:
-                await asyncio.wait_for(self.store.spent(_PROBE_PATIENT), 2.0)
-        except Exception:
-            return False, "store unavailable"
+            await asyncio.wait_for(self.store.probe_write(self._store_probe_key), _STORE_PROBE_TIMEOUT_S)
+        except TimeoutError:
+            return False, f"store unavailable (no answer to a write in {_STORE_PROBE_TIMEOUT_S:g}s)"
+        except StoreUnavailable as exc:  # its message names the operation and a cause, never a key
+            return False, f"store unavailable: {exc}"
+        except Exception as exc:
+            return False, f"store unavailable ({type(exc).__name__})"
         return True, "ready"
 
     async def _probe_broker(self) -> None:
         """A metadata request every ``kafka.probe_interval_s`` on a client of its own (a frozen or
-        stopped broker cannot be seen from the consumer's side: getmany just returns nothing)."""
+        stopped broker cannot be seen from the consumer's side: getmany just returns nothing).
+        Probes start on a fixed cadence and each is bounded by the interval (and by
+        ``probe_timeout_s`` when shorter), so a frozen broker costs one failure per interval; the
+        former loop waited the probe's timeout + 1 s and *then* the interval, 11 s a failure."""
         from aiokafka.client import AIOKafkaClient
 
         k = self.settings.kafka
+        bound = min(k.probe_timeout_s, k.probe_interval_s)
         kw = common_kwargs(k)
         kw["client_id"] = f"{k.client_id}-probe"
-        kw["request_timeout_ms"] = int(k.probe_timeout_s * 1000)
+        kw["request_timeout_ms"] = max(1, int(bound * 1000))
         client = AIOKafkaClient(**kw)
         bootstrapped = False
+        next_at = time.monotonic()
         try:
             while True:
                 try:
-                    async with asyncio.timeout(k.probe_timeout_s + 1.0):
+                    async with asyncio.timeout(bound):
                         if not bootstrapped:
                             await client.bootstrap()
                             bootstrapped = True
@@ -306,8 +336,10 @@ class StreamWorker:
                     if not self.broker_reachable:
                         log.warning("broker reachable again after %d failed probes", self.probe_failures)
                     self.probe_failures = 0
+                    self._last_broker_answer = time.monotonic()
                 self.metrics.broker_reachable.set(1 if self.broker_reachable else 0)
-                await asyncio.sleep(k.probe_interval_s)
+                next_at = max(next_at + k.probe_interval_s, time.monotonic())
+                await asyncio.sleep(next_at - time.monotonic())
         finally:
             with contextlib.suppress(Exception):
                 await client.close()
@@ -372,7 +404,9 @@ class StreamWorker:
         t_start = time.perf_counter()
         m.events_in.inc(len(records))
         m.batch_size.observe(len(records))
-        items = [self._decode(r) for r in records]
+        # Off the event loop: a raw-hl7 record is parsed here, and a big one took seconds during
+        # which /livez, heartbeats and the readiness probes would wait (issue 33).
+        items = await asyncio.to_thread(self._decode_all, records)
         t_decoded = time.perf_counter()
         m.stage_seconds.labels("decode").observe(t_decoded - t_start)
 
@@ -439,6 +473,9 @@ class StreamWorker:
         await self._update_lag()
         return True
 
+    def _decode_all(self, records: list[ConsumerRecord[bytes, bytes]]) -> list[_Item]:
+        return [self._decode(r) for r in records]
+
     def _decode(self, r: ConsumerRecord[bytes, bytes]) -> _Item:
         decode = decode_hl7_record if r.topic == self.settings.kafka.topic_raw_hl7 else decode_record
         res = decode(r.value, topic=r.topic, partition=r.partition, offset=r.offset,
@@ -459,10 +496,13 @@ class StreamWorker:
                           offset=r.offset, event_id=it.note.event_id if it.note else None,
                           received_at=record_time(r.timestamp))
 
-    def _analyse(self, notes: Sequence[RawNote]) -> list[tuple[list[Span], _Found]]:
+    def _analyse(self, notes: Sequence[RawNote], deadline: Deadline | None = None
+                 ) -> list[tuple[list[Span], _Found]]:
         """Detection, then concept tagging of the same original texts: one hop to the detection
-        thread (the detection timeout covers both)."""
-        spans = self.pipeline.detect(notes)
+        thread (the detection deadline covers both; the tagger is not stopped once started)."""
+        spans = self.pipeline.detect(notes, deadline)
+        if deadline is not None and self.concept_tagger is not None:
+            deadline.check("concepts")
         return list(zip(spans, self._tag(notes), strict=True))
 
     def _tag(self, notes: Sequence[RawNote]) -> list[_Found]:
@@ -519,36 +559,84 @@ class StreamWorker:
                   note.event_id, type(found).__name__)
         return out
 
-    async def _detect_call(self, notes: Sequence[RawNote], timeout_s: float | None
+    async def _detect_call(self, notes: Sequence[RawNote], budget_s: float | None
                            ) -> list[tuple[list[Span], _Found]]:
+        """One detection call in the detection thread under a deadline of ``budget_s`` (None: no
+        limit). The detector checks the deadline itself and raises ``DetectionTimeout``, which
+        frees the thread; if it has not come back ``_BACKSTOP_GRACE_S`` later (a detector that
+        does not check), the call is given up here."""
+        deadline = Deadline.after(budget_s) if budget_s else None
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self._executor, self._analyse, notes)
+        fut = loop.run_in_executor(self._executor, self._analyse, notes, deadline)
+        backstop = budget_s + min(_BACKSTOP_GRACE_S, budget_s) if budget_s else None
         try:
-            return list(await asyncio.wait_for(fut, timeout_s))
+            return list(await asyncio.wait_for(fut, backstop))
         except TimeoutError:
             # A thread cannot be interrupted: the stuck call runs on to its end in the old
             # executor (its result is dropped); the next calls get a fresh thread.
             self._executor.shutdown(wait=False)
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid-detect")
-            raise DetectionTimeout from None
+            raise DetectionTimeout("backstop") from None
+
+    def _detect_groups(self, notes: Sequence[RawNote]) -> list[list[int]]:
+        """The notes as detection calls of at most one token budget each (the collector already
+        cuts batches so; this holds whatever the batch), a note over the budget alone and after
+        the others: a huge note neither shares a deadline with small ones nor delays them."""
+        budget = self.settings.model.max_tokens_per_batch
+        groups: list[list[int]] = []
+        huge: list[list[int]] = []
+        cur: list[int] = []
+        tokens = 0
+        for i, note in enumerate(notes):
+            n = estimate_tokens(note.text)
+            if n > budget:
+                huge.append([i])
+                continue
+            if cur and tokens + n > budget:
+                groups.append(cur)
+                cur, tokens = [], 0
+            cur.append(i)
+            tokens += n
+        if cur:
+            groups.append(cur)
+        return groups + huge
 
     async def _detect(self, notes: Sequence[RawNote]) -> list[tuple[list[Span], _Found] | BaseException]:
+        """Every note's spans, or the exception that stands for it. A call's deadline is
+        ``batch.detect_timeout_s`` from its start: a group holds at most one token budget of text,
+        so it is no more work than one note at the budget, and each of its notes is answered
+        within the deadline. A group that fails or overruns is retried note by note (each with
+        the full deadline again) so that only the failing note is dead-lettered; a note alone is
+        never retried (its second try would fail the same way, twice as late)."""
         per_note = self.settings.batch.detect_timeout_s or None
-        try:
-            return list(await self._detect_call(notes, per_note and per_note * len(notes)))
-        except Exception:
-            pass
-        # Isolate the note that breaks detection or takes too long; the others go on.
-        out: list[tuple[list[Span], _Found] | BaseException] = []
-        for note in notes:
+        out: list[tuple[list[Span], _Found] | BaseException | None] = [None] * len(notes)
+        for group in self._detect_groups(notes):
             try:
-                out.append((await self._detect_call([note], per_note))[0])
-            except DetectionTimeout as exc:
-                log.error("event %s: detection over %.1fs; dead-lettered", note.event_id, per_note or 0)
-                out.append(exc)
+                found = await self._detect_call([notes[i] for i in group], per_note)
             except Exception as exc:
-                out.append(exc)
-        return out
+                if len(group) > 1:
+                    for i in group:
+                        out[i] = await self._detect_one(notes[i], per_note)
+                    continue
+                out[group[0]] = self._failed(notes[group[0]], exc, per_note)
+            else:
+                for i, res in zip(group, found, strict=True):
+                    out[i] = res
+        return [res if res is not None else RuntimeError("not detected") for res in out]
+
+    async def _detect_one(self, note: RawNote, per_note: float | None
+                          ) -> tuple[list[Span], _Found] | BaseException:
+        try:
+            return (await self._detect_call([note], per_note))[0]
+        except Exception as exc:
+            return self._failed(note, exc, per_note)
+
+    def _failed(self, note: RawNote, exc: BaseException, per_note: float | None) -> BaseException:
+        if isinstance(exc, DetectionTimeout):
+            # the stage is a name from the code (rules, ner, a merge step, backstop), never text
+            log.error("event %s: detection over %.1fs (stopped in %s); dead-lettered", note.event_id,
+                      per_note or 0, exc.args[0] if exc.args else "?")
+        return exc
 
     def _must_abandon(self, batch_tps: set[TopicPartition]) -> bool:
         if batch_tps & self._revoking:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from deid.deadline import Deadline, detect_within
 from deid.detection.pipeline import combine
 from deid.protocols import Detector
 from deid.spans import Span
@@ -33,12 +34,14 @@ class HybridDetector:
             return self.rules.model_version
         return f"{self.model.model_version}+{self.rules.model_name}-{self.rules.model_version}"
 
-    def detect(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]:
+    def detect(self, texts: Sequence[str], languages: Sequence[str], *,
+               deadline: Deadline | None = None) -> list[list[Span]]:
+        """``deadline`` (``deid.deadline``) goes to the rules, the model and every merge step."""
         if len(texts) != len(languages):
             raise ValueError("texts and languages differ in length")
-        rule_spans = self.rules.detect(texts, languages)
+        rule_spans = self.rules.detect(texts, languages, deadline=deadline)
         if self.model is None:
             return rule_spans
-        model_spans = self.model.detect(texts, languages)
-        return [combine(r, m, t, lang) for r, m, t, lang in zip(rule_spans, model_spans, texts, languages,
-                                                                 strict=True)]
+        model_spans = detect_within(self.model, texts, languages, deadline)
+        return [combine(r, m, t, lang, deadline) for r, m, t, lang in zip(rule_spans, model_spans, texts,
+                                                                           languages, strict=True)]

@@ -9,6 +9,9 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
 2. ``measurements`` (model spans): a date its context proves a score or a measurement ("EVA
    4/10", "TA 13/8", "23/30", "off work 2/52"), and a score's name read as a person ("EVA"),
    are dropped (``deid.detection.measures``): the one step that drops, on proof, not on doubt.
+   ``own_words`` (model spans): a span whose every word is a kinship word, a language, a
+   department or ward word, a clock time, or the modal "Will" is dropped on that proof
+   (``deid.detection.own_words``).
 3. ``plausible`` (model spans): dates widened over the number they cut, a name grown over the
    initial glued before it; a span no reading of the text supports (a score written like a date,
    an elided article alone, a generic public service, "family" of "family doctor", a blood gas or
@@ -27,8 +30,8 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
    "DOB:"; every language) or, in French and English, right after a person's name and a comma is
    a birth date; a birth date in a field named for another date is a date: a relabel.
 
-Recall first: no step but ``measurements`` drops a span that a recognizer or the model found
-(that one drops on proof, not on doubt). A span a step doubts
+Recall first: no step but ``measurements`` and ``own_words`` drops a span that a recognizer or
+the model found (those drop on proof, not on doubt). A span a step doubts
 is downgraded to the generic ``Label.PHI`` and still replaced; trimming removes only
 whitespace, separators, titles and articles (``tests/core/test_detection_pipeline.py`` feeds
 every step a span it doubts and checks every alphanumeric character is still covered).
@@ -43,11 +46,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from deid.deadline import Deadline, check
 from deid.detection.convention import conform
 from deid.detection.echoes import echo_names
 from deid.detection.extents import whole_extents
 from deid.detection.measures import drop_measurements
 from deid.detection.merge import merge
+from deid.detection.own_words import drop_own_words
 from deid.detection.plausibility import plausible
 from deid.detection.relabel import tell_birth_dates, tell_hospital_towns
 from deid.labels import DOUBTFUL
@@ -86,6 +91,10 @@ def _measurements(s: Spans) -> Spans:
     return replace(s, model=tuple(drop_measurements(s.model, s.text, s.language)))
 
 
+def _own_words(s: Spans) -> Spans:
+    return replace(s, model=tuple(drop_own_words(s.model, s.text, s.language)))
+
+
 def _plausible(s: Spans) -> Spans:
     return replace(s, model=tuple(plausible(s.model, s.text)))
 
@@ -104,6 +113,7 @@ def _after_merge(fn: Callable[[Spans], list[Span]]) -> Callable[[Spans], Spans]:
 PIPELINE: tuple[Step, ...] = (
     Step("conform", _conform, "model spans under the span convention; doubtful ones kept as PHI"),
     Step("measurements", _measurements, "model dates proven scores or measurements dropped"),
+    Step("own_words", _own_words, "model spans whose own words name no one dropped (kinship, ward, clock)"),
     Step("plausible", _plausible, "model dates widened, initials joined; implausible ones kept as PHI"),
     Step("merge", _merge, "rules and model merged recall first"),
     Step("extents", _after_merge(lambda s: whole_extents(s.merged or (), s.text, s.language)),
@@ -120,11 +130,13 @@ STEP_NAMES: tuple[str, ...] = tuple(step.name for step in PIPELINE)
 
 def run_pipeline(
     rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str,
-    steps: Sequence[Step] = PIPELINE,
+    steps: Sequence[Step] = PIPELINE, deadline: Deadline | None = None,
 ) -> list[Span]:  # fmt: skip
-    """One text's rule and model spans through ``steps`` (default: the whole pipeline)."""
+    """One text's rule and model spans through ``steps`` (default: the whole pipeline), checking
+    ``deadline`` (``deid.deadline``) before each step."""
     state = Spans(text, language, tuple(rule_spans), tuple(model_spans))
     for step in steps:
+        check(deadline, step.name)
         state = step.run(state)
     return state.output()
 
@@ -137,6 +149,7 @@ def without(*names: str) -> tuple[Step, ...]:
     return tuple(step for step in PIPELINE if step.name not in names)
 
 
-def combine(rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str) -> list[Span]:
+def combine(rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str,
+            deadline: Deadline | None = None) -> list[Span]:
     """One text's rule and model spans as the hybrid detector outputs them (``PIPELINE``)."""
-    return run_pipeline(rule_spans, model_spans, text, language)
+    return run_pipeline(rule_spans, model_spans, text, language, deadline=deadline)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from deid.deadline import Deadline, check, detect_within
 from deid.protocols import Detector
 from deid.spans import Span
 
@@ -65,7 +66,8 @@ class ChunkedDetector:
     def model_version(self) -> str:
         return self.inner.model_version
 
-    def detect(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]:
+    def detect(self, texts: Sequence[str], languages: Sequence[str], *,
+               deadline: Deadline | None = None) -> list[list[Span]]:
         if len(texts) != len(languages):
             raise ValueError("texts and languages differ in length")
         pieces: list[tuple[int, int, str, str]] = []  # text index, offset, piece, language
@@ -74,8 +76,9 @@ class ChunkedDetector:
                 pieces.append((i, off, piece, lang))
         out: list[list[Span]] = [[] for _ in texts]
         for k in range(0, len(pieces), self.batch):
+            check(deadline, "chunks")
             chunk = pieces[k : k + self.batch]
-            found = self.inner.detect([p[2] for p in chunk], [p[3] for p in chunk])
+            found = detect_within(self.inner, [p[2] for p in chunk], [p[3] for p in chunk], deadline)
             for (i, off, _, _), spans in zip(chunk, found, strict=True):
                 out[i].extend(
                     s if off == 0 else Span(s.start + off, s.end + off, s.label, s.source, s.score)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from deid.deadline import Deadline, check
 from deid.labels import Label
 from deid.ner.encode import EncodedText, WordCache, encode_texts, special_ids, unit_starts
 from deid.ner.text import _CONTINUABLE, Window, Word, make_aligned_windows
@@ -143,12 +144,16 @@ def token_predictions(
     o_id: int = 0,
     timings: Timings | None = None,
     word_cache: WordCache | None = None,
+    deadline: Deadline | None = None,
 ) -> tuple[list[EncodedText], list[TokenPreds]]:
     """The model's reading of every subword of ``texts``, before any decoding (``word_cache``:
-    words already seen are not tokenized again, ``encode_texts``)."""
+    words already seen are not tokenized again, ``encode_texts``). ``deadline`` is checked before
+    each forward pass (``deid.deadline``): one pass of ``token_budget`` tokens is the longest
+    stretch that does not look at it."""
     t0 = time.perf_counter()
     encoded = encode_texts(tokenizer, texts, word_cache)
     t1 = time.perf_counter()
+    check(deadline, "ner")
     jobs = _plan(encoded, texts, config)
     batches = _batches(jobs, config)
     cls, sep, pad = special_ids(tokenizer)
@@ -181,6 +186,7 @@ def token_predictions(
 
     in_flight: tuple[list[int], Callable[[], np.ndarray]] | None = None
     for batch in batches:
+        check(deadline, "ner")
         maxlen = _padded_length(max(jobs[j][1].end - jobs[j][1].start for j in batch) + 2, config)
         ids = np.full((len(batch), maxlen), pad, dtype=np.int64)
         mask = np.zeros((len(batch), maxlen), dtype=np.int64)
@@ -500,22 +506,25 @@ class NerDetector:
         clone.timings = self.timings
         return clone
 
-    def token_predictions(self, texts: Sequence[str]) -> tuple[list[EncodedText], list[TokenPreds]]:
+    def token_predictions(self, texts: Sequence[str], deadline: Deadline | None = None
+                          ) -> tuple[list[EncodedText], list[TokenPreds]]:
         """The model's per-subword reading (for sweeping thresholds without re-running it)."""
         with self._lock:
             return token_predictions(self._forward, self._tokenizer, texts, self._config,
-                                     _o_id(self._id2label), self.timings, self._word_cache)
+                                     _o_id(self._id2label), self.timings, self._word_cache, deadline)
 
     def decode(self, texts: Sequence[str], encoded: Sequence[EncodedText], preds: Sequence[TokenPreds],
                config: InferenceConfig | None = None) -> list[list[Span]]:
         return decode_predictions(texts, encoded, preds, self._id2label, config or self._config)
 
-    def detect(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]:
+    def detect(self, texts: Sequence[str], languages: Sequence[str], *,
+               deadline: Deadline | None = None) -> list[list[Span]]:
         if len(texts) != len(languages):
             raise ValueError("texts and languages differ in length")
         if not texts:
             return []
-        encoded, preds = self.token_predictions(texts)
+        encoded, preds = self.token_predictions(texts, deadline)
+        check(deadline, "ner")
         started = time.perf_counter()
         out = self.decode(texts, encoded, preds)
         self.timings.decode += time.perf_counter() - started

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from deid import __version__
+from deid.deadline import Deadline, check
 from deid.detection.merge import resolve
 from deid.protocols import Recognizer
 from deid.rules.registry import build_recognizers
@@ -30,10 +31,12 @@ class RuleDetector:
     def model_version(self) -> str:
         return __version__
 
-    def find(self, text: str, language: str) -> list[Span]:
+    def find(self, text: str, language: str, deadline: Deadline | None = None) -> list[Span]:
         spans: list[Span] = []
         for recognizer in self.recognizers:
+            check(deadline, "rules")  # between recognizers: each is linear in the text
             spans.extend(recognizer.find(text, language))
+        check(deadline, "rules")
         return resolve(spans, self._choose)
 
     def _choose(self, group: Sequence[Span]) -> Span:
@@ -41,7 +44,8 @@ class RuleDetector:
         rank = self._rank
         return min(group, key=lambda s: (-s.length, rank.get(s.source, len(rank)), s.start))
 
-    def detect(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]:
+    def detect(self, texts: Sequence[str], languages: Sequence[str], *,
+               deadline: Deadline | None = None) -> list[list[Span]]:
         if len(texts) != len(languages):
             raise ValueError("texts and languages differ in length")
-        return [self.find(t, lang) for t, lang in zip(texts, languages, strict=True)]
+        return [self.find(t, lang, deadline) for t, lang in zip(texts, languages, strict=True)]

@@ -39,6 +39,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 MICRO = 1_000_000  # micro-epsilon per epsilon
+# A readiness probe entry outlives a few probes (so a probe never creates a key a reader could
+# miss) and then goes: one key per worker, never a patient's.
+PROBE_TTL_S = 60
 
 
 class StoreUnavailable(RuntimeError):
@@ -99,6 +102,14 @@ class PatientStore(abc.ABC):
     @abc.abstractmethod
     async def erase_patient(self, patient: str) -> int:
         """Delete everything stored for one patient; returns the number of entries removed."""
+
+    @abc.abstractmethod
+    async def probe_write(self, probe_key: str) -> None:
+        """Readiness: write one entry under ``probe_key`` (a hex HMAC, never a patient key) in the
+        store's probe namespace, expiring after ``PROBE_TTL_S``; ``StoreUnavailable`` (its message
+        naming the cause, never a key) when the store cannot take a write now: down, frozen, out
+        of memory, read-only. One attempt, no retries: readiness wants the store's present state.
+        A store that answers reads but refuses writes cannot de-identify a single new value."""
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

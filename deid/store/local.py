@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
+from deid.store.base import PROBE_TTL_S, CommitResult, PatientStore, Release, StoreUnavailable
 from deid.store.checks import check_hex, check_release, check_spend_id
 
 T = TypeVar("T")
@@ -39,6 +39,9 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS timeline (
     patient TEXT NOT NULL, key TEXT NOT NULL, point TEXT NOT NULL, PRIMARY KEY (patient, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS probes (
+    key TEXT PRIMARY KEY, expires REAL NOT NULL
 ) WITHOUT ROWID;
 """
 _TABLES = ("memo", "spends", "events", "timeline")
@@ -283,6 +286,20 @@ class LocalFileStore(PatientStore):
                 self._db.execute("SELECT 1").fetchone()
 
         await self._run("ping", run)
+
+    async def probe_write(self, probe_key: str) -> None:
+        """A row in ``probes`` (not a patient table), expired rows dropped in the same transaction:
+        a read-only file, a full disk or a lock held past the busy timeout fail it."""
+        check_hex("probe key", probe_key)
+
+        def run() -> None:
+            now = self._clock()
+            with self._tx() as cur:
+                cur.execute("DELETE FROM probes WHERE expires < ?", (now,))
+                cur.execute("INSERT OR REPLACE INTO probes (key, expires) VALUES (?, ?)",
+                            (probe_key, now + PROBE_TTL_S))
+
+        await self._run("probe_write", run)
 
     async def close(self) -> None:
         with self._lock:

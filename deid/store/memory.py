@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deid.store.base import CommitResult, PatientStore, Release
+from deid.store.base import PROBE_TTL_S, CommitResult, PatientStore, Release
+from deid.store.checks import check_hex
 
 
 @dataclass
@@ -22,6 +24,7 @@ class InMemoryStore(PatientStore):
     def __init__(self) -> None:
         self._patients: dict[str, _Patient] = {}
         self._lock = asyncio.Lock()
+        self._probes: dict[str, float] = {}  # probe key -> expiry (monotonic), apart from patients
 
     def _get(self, patient: str) -> _Patient:
         return self._patients.setdefault(patient, _Patient())
@@ -79,3 +82,9 @@ class InMemoryStore(PatientStore):
     async def erase_patient(self, patient: str) -> int:
         p = self._patients.pop(patient, None)
         return 0 if p is None else len(p.memo) + len(p.spends) + len(p.processed) + len(p.timeline) + 1
+
+    async def probe_write(self, probe_key: str) -> None:
+        check_hex("probe key", probe_key)
+        now = time.monotonic()
+        self._probes = {k: t for k, t in self._probes.items() if t > now}
+        self._probes[probe_key] = now + PROBE_TTL_S

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from redis import exceptions as rexc
 
 from deid.settings import RedisSettings
-from deid.store.base import CommitResult, PatientStore, Release, StoreUnavailable
+from deid.store.base import PROBE_TTL_S, CommitResult, PatientStore, Release, StoreUnavailable
 from deid.store.checks import check_hex, check_release, check_spend_id
 from deid.store.redis_client import ClusterScripts, RedisClient, RedisCluster, make_client
 
@@ -77,6 +77,18 @@ def _closed_under_the_call(exc: BaseException) -> bool:
 
 
 _REDIS_CONNECTION_MODULE = "redis/asyncio/connection.py"
+_ERROR_WORD = re.compile(r"[A-Z]{2,16}")  # the server's error code: OOM, READONLY, MISCONF, NOPERM...
+
+
+def _refusal(exc: BaseException) -> str:
+    """What refused: redis-py's class for the server's error (``OutOfMemoryError`` for OOM,
+    ``ReadOnlyError``), else for a bare ``ResponseError`` the server's error code (its first word):
+    a name from a fixed set, never the rest of a message."""
+    if type(exc) is rexc.ResponseError:
+        word = str(exc).split(" ", 1)[0]
+        if _ERROR_WORD.fullmatch(word):
+            return word
+    return type(exc).__name__
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -261,6 +273,19 @@ class RedisPatientStore(PatientStore):
     async def ping(self) -> None:
         """Readiness probe: raises ``StoreUnavailable`` when Redis does not answer."""
         await self._run("ping", lambda: self._client.ping())
+
+    async def probe_write(self, probe_key: str) -> None:
+        """``SET <prefix>:probe:<probe_key> 1 EX PROBE_TTL_S``, once: outside every patient's hash
+        tag (``purge_prefix`` and ``erase_patient`` never see it; it expires by itself). A full
+        server under ``noeviction`` answers OOM here while PING still says PONG."""
+        check_hex("probe key", probe_key)
+        key = f"{self._prefix}:probe:{probe_key}"
+        try:
+            await self._client.set(key, "1", ex=PROBE_TTL_S)
+        except rexc.ResponseError as exc:
+            raise StoreUnavailable(f"Redis refused probe_write ({_refusal(exc)})") from exc
+        except (rexc.RedisError, rexc.RedisClusterException, OSError) as exc:
+            raise StoreUnavailable(f"Redis unavailable during probe_write ({type(exc).__name__})") from exc
 
     async def purge_prefix(self, key_prefix: str, *, batch: int = 500) -> int:
         """Delete every patient key under ``key_prefix`` (an old keyspace after a secret rotation).

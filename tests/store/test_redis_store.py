@@ -460,3 +460,25 @@ async def test_a_cluster_client_error_that_waiting_cannot_fix_is_not_retried() -
     with pytest.raises(StoreUnavailable, match="refused"):
         await store.lookup(P, [hx("v", 1)])
     assert client.calls == 1
+
+
+@pytest.mark.integration
+async def test_the_write_probe_fails_with_oom_while_ping_still_answers_then_recovers(
+        redis_client: Redis) -> None:
+    """Out of memory under noeviction: PING says PONG, every write is refused. The readiness probe
+    must see it (issue 33), name the cause, and pass again once writes work."""
+    store = RedisPatientStore(redis_client)
+    probe = hx("probe", "oom")
+    await store.probe_write(probe)
+    before = await redis_client.config_get("maxmemory*")
+    await redis_client.config_set("maxmemory-policy", "noeviction")
+    await redis_client.config_set("maxmemory", "1")
+    try:
+        await store.ping()  # reads still answer: a PING-only readiness says ready
+        with pytest.raises(StoreUnavailable) as err:
+            await store.probe_write(probe)
+        assert "OutOfMemoryError" in str(err.value) and probe not in str(err.value)
+    finally:
+        await redis_client.config_set("maxmemory", before["maxmemory"])
+        await redis_client.config_set("maxmemory-policy", before["maxmemory-policy"])
+    await store.probe_write(probe)

@@ -15,7 +15,7 @@ from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
-from deid.store.base import CommitResult, PatientStore, Release
+from deid.store.base import PROBE_TTL_S, CommitResult, PatientStore, Release
 from deid.store.redis import RedisPatientStore
 from deid.substitution.engine import Substituter
 from deid.temporal.timeline import Point, seal, unseal
@@ -338,3 +338,29 @@ async def test_engine_timeline_holds_only_sealed_points_and_erase_removes_it(sto
             assert day not in value and ordinal not in value
     await store.erase_patient(patient)
     assert await store.timeline(patient) == {}
+
+
+# -- the readiness write probe (issue 33) ----------------------------------------------------------
+
+
+async def test_the_write_probe_writes_outside_every_patient_and_changes_no_patient_state(
+        store: PatientStore) -> None:
+    await store.commit(P1, "n1", [Release(k(1), "Martin", 100)], CAP)
+    probe = hx("probe", 1)
+    await store.probe_write(probe)
+    await store.probe_write(probe)  # again: one entry, refreshed
+    assert await store.lookup(P1, [k(1)]) == {k(1): "Martin"} and await store.spent(P1) == 100
+    assert await store.lookup(probe, [k(1)]) == {} and await store.spent(probe) == 0
+    assert await store.erase_patient(P1) > 0
+    await store.probe_write(probe)  # erasing a patient leaves the probe working
+    if isinstance(store, RedisPatientStore):  # one key, in the probe namespace, expiring
+        keys = [key async for key in store.client.scan_iter(match="deid:probe:*")]
+        assert keys == [f"deid:probe:{probe}"]
+        assert 0 < await store.client.ttl(keys[0]) <= PROBE_TTL_S
+        assert not [key async for key in store.client.scan_iter(match=f"*{probe}*") if "{p:" in key]
+
+
+async def test_the_write_probe_refuses_a_key_that_is_not_a_keyed_hash(store: PatientStore) -> None:
+    with pytest.raises(ValueError) as err:
+        await store.probe_write("Jean Dupont")
+    assert "Jean" not in str(err.value)
