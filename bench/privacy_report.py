@@ -23,8 +23,9 @@ days for shift, the i2b2 baseline):
   that contradict the surrogate birth date by more than a year (at the note's surrogate date),
   dates before the note date whose surrogate is after the note's surrogate date, placeholders
   left in the output.
-Places: mean normalised feature distance and km distance between original and surrogate over the
-communes of the 2023 paper's table, for the exponential mechanism and geo-indistinguishability.
+Places: mean normalised feature distance and km distance between original and surrogate, and how
+often the true town comes back, over towns of the production address tables (FR, US) with the
+production mechanism units, for the exponential mechanism and geo-indistinguishability.
 Writes docs/benchmarks/privacy_table.md and PNG plots next to it.
 """
 
@@ -54,7 +55,7 @@ from deid.spans import Span
 from deid.store.memory import InMemoryStore
 from deid.substitution import temporal as temporal_op
 from deid.substitution.engine import Substituter
-from deid.surrogates import places
+from deid.surrogates import gazetteer as gz
 from deid.temporal import expressions as tx
 
 MONTHS_FR = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
@@ -305,26 +306,32 @@ def measure(docs: list[Doc], strategy: str, param: float, seed: int) -> Result:
     return r
 
 
-def place_report(eps_list: list[float], seed: int, n: int = 300) -> list[tuple[str, float, float, float]]:
-    table = places.bfc_table()
+PlaceRow = tuple[str, str, float, float, float, float]  # mechanism, region, eps, feature d, km, true kept
+
+
+def place_report(eps_list: list[float], seed: int, n: int = 200) -> list[PlaceRow]:
+    """The place mechanisms as production runs them: the address tables the engine loads
+    (``deid.surrogates.gazetteer``, FR and US), candidate sets of the mechanism units (small units
+    merged), the towns sampled uniformly from each table."""
     rng = random.Random(seed)
-    sample = rng.sample(table.places, n)
-    rows = []
-    for eps in eps_list:
-        for mech in ("exponential", "geo"):
-            fd, km = [], []
-            for p in sample:
-                if mech == "exponential":
-                    q = table.exponential(rng, p, eps, 100.0, 10)
-                else:
-                    q = table.geo(rng, p, eps)
-                fd.append(places.feature_distance(p, q))
-                km.append(places.haversine_km(p, q))
-            rows.append((mech, eps, statistics.fmean(fd), statistics.fmean(km)))
+    rows: list[PlaceRow] = []
+    for region in ("FR", "US"):
+        g = gz.gazetteer(region)
+        sample = rng.sample(range(len(g.towns)), n)
+        for eps in eps_list:
+            for mech in ("exponential", "geo"):
+                fd, km, same = [], [], 0
+                for j in sample:
+                    i = g.exponential(rng, j, eps) if mech == "exponential" else g.geo(rng, j, eps)
+                    a, b = g.towns[j], g.towns[i]
+                    fd.append(g.distance(j, i))
+                    km.append(gz._km(a.lat, a.lon, b.lat, b.lon))
+                    same += i == j
+                rows.append((mech, region, eps, statistics.fmean(fd), statistics.fmean(km), same / n))
     return rows
 
 
-def plots(results: list[Result], place_rows: list[tuple[str, float, float, float]], out: Path) -> list[str]:
+def plots(results: list[Result], place_rows: list[PlaceRow], out: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -365,12 +372,14 @@ def plots(results: list[Result], place_rows: list[tuple[str, float, float, float
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for mech in ("exponential", "geo"):
-        rows = [r for r in place_rows if r[0] == mech]
-        ax.plot([r[1] for r in rows], [r[2] for r in rows], marker="o", label=f"{mech}: feature distance")
+        for region in ("FR", "US"):
+            rows = [r for r in place_rows if r[0] == mech and r[1] == region]
+            ax.plot([r[2] for r in rows], [r[3] for r in rows], marker="o",
+                    label=f"{mech} ({region}): feature distance")
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (exponential: per place; geo: per km)")
     ax.set_ylabel("mean normalised feature distance")
-    ax.set_title("Places (2023 paper table, k=10, radius 100 km)")
+    ax.set_title("Places (production address tables, mechanism units)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "privacy_places.png", dpi=110)
@@ -415,10 +424,13 @@ def main() -> None:
             f"| {r.birth_mae:.0f} | {r.birth_unchanged:.1%} "
             f"| {r.reversed_pairs} / {r.pairs_checked} | {r.age_contradictions} / {r.ages_checked} "
             f"| {r.crossing} / {r.before_note} | {r.placeholders} / {r.mentions} | {r.eps_per_patient:.2f} |")
-    lines += ["", "| place mechanism | eps | mean feature distance | mean distance (km) |",
-              "|---|---|---|---|"]
-    for mech, eps, fd, km in place_rows:
-        lines.append(f"| {mech} | {eps:g} | {fd:.3f} | {km:.1f} |")
+    lines += ["", "Places on the production address tables (`deid/data/gazetteer_{fr,us}.csv.gz` as the "
+              "engine loads them; candidate sets of the mechanism units, small units merged):", "",
+              "| place mechanism | table | eps | mean feature distance | mean distance (km) "
+              "| true town kept |",
+              "|---|---|---|---|---|---|"]
+    for mech, region, eps, fd, km, same in place_rows:
+        lines.append(f"| {mech} | {region} | {eps:g} | {fd:.3f} | {km:.1f} | {same:.1%} |")
     if not args.no_plots:
         names = plots(results, place_rows, args.out)
         lines += [""] + [f"![{n}]({n})" for n in names]

@@ -193,6 +193,14 @@ pasado pasada proximo proxima noche manana tarde soir matin nuit fin debut end b
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 
 
+# A relative duration written out: a count of units before or after its preposition ("3 weeks ago",
+# "for 2 days", "il y a 2 ans", "depuis 3 semaines", "hace 3 meses"), the count in digits or a word.
+_DURATION = re.compile(
+    r"(?:(?:for|over|since|in|il y a|depuis|pendant|hace|desde hace|durante)\s+)?"
+    r"(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)\s+"
+    r"(?:days?|weeks?|months?|years?|hours?|jours?|semaines?|mois|ans?|annees?|heures?|"
+    r"dias?|semanas?|mes|meses|anos?|horas?)(?:\s+(?:ago|before|earlier|later|plus tot|antes))?")
+
 _NAME_FRAME = frozenset({
     "mr", "mrs", "ms", "miss", "dr", "dra", "mme", "mlle", "m", "pr", "sr", "sra", "md", "monsieur",
     "madame", "docteur", "doctor", "senor", "senora", "don", "dona", "de", "del", "la", "le", "los",
@@ -216,6 +224,8 @@ def _allowed(mention: Mention, part: str, profile: str, regions: frozenset[str] 
         return True
     if "zip3" in keeps and part.isdigit() and len(part) == 5:
         return False  # the whole ZIP is never kept; its first three digits are checked below
+    if "duration" in keeps and mention.label == "DATE" and _DURATION.fullmatch(fold(mention.text).strip()):
+        return True  # "3 weeks ago", "il y a 2 ans": no element of a date
     return "weekday" in keeps and part in _WEEKDAYS
 
 

@@ -46,6 +46,15 @@ def english_dev() -> list[Document]:
 
 
 _NUMBER = re.compile(r"\d+")
+# The wards and units the generator writes ("5 West", "Ward 4B", "Unit 3C").
+_WARD = re.compile(r"(?i:ward|unit|pod)\s+\d{1,2}[A-Z]?|\d{1,2}\s?(?:East|West|North|South)")
+
+
+def without_wards(spans: Iterable[Span], text: str) -> list[Span]:
+    """``spans`` without ward and unit names. The generator marks them as places; the realistic
+    corpus's guideline, HIPAA's list and the detector since issue 30 leave out a ward without
+    its hospital: this view scores the generator's notes under that convention."""
+    return [s for s in spans if not _WARD.fullmatch(text[s.start : s.end])]
 
 
 def hipaa_view(spans: Iterable[Span], text: str) -> list[Span]:

@@ -9,7 +9,9 @@ Parts:
 - ``age<90``: an age under 90 years, whole;
 - ``zip3``: the first three digits of a US ZIP code;
 - ``state``: a region, state, province or country as a whole (``LOCATION``, ``COUNTRY``);
-- ``weekday``: the name of a weekday (only with no day number: "last Monday").
+- ``weekday``: the name of a weekday (only with no day number: "last Monday");
+- ``duration``: a relative duration as written ("for 3 weeks", "il y a 2 ans"): not an element of a
+  date, kept whole.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ KEPT_ON_PURPOSE: dict[str, dict[str, frozenset[str]]] = {
     },
     "random": {
         "AGE": frozenset({"age<90"}),
-        "DATE": frozenset({"weekday", "year"}),
+        "DATE": frozenset({"duration", "weekday", "year"}),
         "LOCATION": frozenset({"state"}),
         "COUNTRY": frozenset({"state"}),
     },
     "safe-harbor": {
-        "DATE": frozenset({"year"}),
+        "DATE": frozenset({"duration", "year"}),
         "BIRTH_DATE": frozenset({"year"}),
         "AGE": frozenset({"age<90"}),
         "POSTCODE": frozenset({"zip3"}),
@@ -42,7 +44,9 @@ WHY = {
     "age<90": "ages under 90 are not identifying under HIPAA; i2b2 practice keeps them",
     "zip3": "Safe Harbor keeps the first three digits of a ZIP code of more than 20,000 people",
     "state": "regions, states and countries are above the place granularity the profiles replace",
-    "weekday": "one secret shift per patient keeps weekdays apart from the day number",
+    "weekday": "one secret shift per patient, a whole number of weeks, keeps weekdays",
+    "duration": "a relative duration is not an element of a date (HIPAA); random and safe-harbor keep "
+                "it as written",
 }
 
 

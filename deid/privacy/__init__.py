@@ -3,8 +3,11 @@
 from deid.privacy.budget import epsilon_of, split_micro
 from deid.privacy.mechanisms import (
     BoundedLaplace,
+    discrete_laplace,
     exponential_mechanism,
+    exponential_tail,
     exponential_weights,
+    geometric,
     laplace,
     laplace_metric,
     planar_laplace,
@@ -12,9 +15,12 @@ from deid.privacy.mechanisms import (
 
 __all__ = [
     "BoundedLaplace",
+    "discrete_laplace",
     "epsilon_of",
     "exponential_mechanism",
+    "exponential_tail",
     "exponential_weights",
+    "geometric",
     "laplace",
     "laplace_metric",
     "planar_laplace",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections import ChainMap
+from collections import ChainMap, Counter
 from collections.abc import Mapping, Sequence
 
 from deid.events import DeidNote, ModelInfo, PrivacyAccount, RawNote, SubstitutedSpan
@@ -53,6 +53,9 @@ class Substituter:
         self._rng = rng
         self._cap = round(self._p.patient_cap * MICRO)
         self._ops: dict[str, Operator] = {name: make() for name, make in registered().items()}
+        # counts of what substitution met, for the worker's metrics (no PHI: names of events only),
+        # e.g. "dates_out_of_window": a date of the text outside 1850 .. note date + 30 years
+        self.stats: Counter[str] = Counter()
         for label in Label:  # a bad strategy configuration fails at start, not on the first note
             resolve_strategy(label, settings)
 
@@ -173,6 +176,7 @@ class Substituter:
         for name in DRAW_ORDER:
             self._ops[name].committed(ctx, result)
         reps, fallbacks = self._render(ctx, plan, memo)
+        self.stats.update(ctx.shared.get("stats", ()))
         return self._event(ctx, reps, result, fallbacks, model)
 
     def _event(self, ctx: NoteContext, reps: list[Replacement], result: CommitResult, fallbacks: int,

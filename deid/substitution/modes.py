@@ -5,7 +5,8 @@ A mode is a table of strategies per category, laid over the settings:
   surrogate birth date, exponential-mechanism places) with random surrogates elsewhere;
 - ``random``: random surrogates, dates moved by one secret shift per patient, ages kept below 90
   (i2b2 practice; said in the output event's ``kept_labels``);
-- ``safe-harbor``: HIPAA Safe Harbor for dates and ages (year only, ages over 89 aggregated);
+- ``safe-harbor``: HIPAA Safe Harbor for dates and ages (year only, ages over 89 aggregated) and
+  ZIP codes (first three digits, "000" for the restricted areas); the table in ``docs/PRIVACY.md``;
 - ``placeholder``: category tags everywhere.
 """
 
@@ -28,7 +29,8 @@ from deid.substitution.engine import Substituter
 MODES: dict[str, dict[str, str]] = {
     "dp": {},
     "random": {"DATE": "shift", "AGE": "shift", "CITY": "random"},
-    "safe-harbor": {"DATE": "safe-harbor", "AGE": "safe-harbor", "CITY": "random"},
+    # a US ZIP code keeps its first three digits ("000" for an area of 20,000 people or fewer)
+    "safe-harbor": {"DATE": "safe-harbor", "AGE": "safe-harbor", "CITY": "random", "POSTCODE": "safe-harbor"},
     # the patient's sex is a quasi-identifier kept by default in every profile (issue 17);
     # ``DEID_STRATEGIES='{"SEX": "placeholder"}'`` replaces it
     "placeholder": {**{c.value: "placeholder" for c in Category},

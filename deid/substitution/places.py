@@ -6,8 +6,10 @@ feed's address table (``deid.surrogates.gazetteer``): the town, its real postcod
 or county, its region or state and its country exist together. The group's memo entry is keyed by
 the true town (canonical name), so "21000", "Dijon" and "DIJON" of one patient share it in every
 note. The true town goes through the place mechanism of the settings (exponential mechanism over
-the fixed candidate set of its first-level unit, planar Laplace, or uniform); a group with no town
-the tables know is drawn uniformly from the feed's table (free: it depends on nothing true).
+the fixed candidate set of its first-level unit, merged with its nearest units when it has fewer
+than ``gazetteer.MIN_TOWNS`` towns, planar Laplace, or uniform); a group with no town the tables
+know is drawn uniformly from the feed's table (free: it depends on nothing true). Under Safe Harbor
+a US ZIP code keeps its first three digits, or "000" for a restricted area (``privacy.safe_harbor``).
 
 A hospital or organisation is one unit: its kind words ("CHU", "Clinique", "Hospital
 Universitario", "General Hospital") are kept, its town is replaced by a town large enough for the
@@ -22,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from deid.labels import Category, Label
+from deid.privacy.safe_harbor import is_us_zip, zip3
 from deid.rules.postcodes import POSTCODE_SHAPE
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext
@@ -152,6 +155,7 @@ class PlaceMention:
     role: str  # town, postcode, admin1, admin1_code, admin2, admin2_code, country
     elision: str = ""
     exclude: str = ""
+    zip3: bool = False  # a US ZIP code under Safe Harbor: its first three digits, or 000
 
 
 @dataclass
@@ -194,7 +198,7 @@ def _groups(items: Sequence[Item], text: str) -> list[list[Item]]:
 @register("places")
 class PlaceOperator(Operator):
     name = "places"
-    handles = frozenset({"random", "exponential", "geo"})
+    handles = frozenset({"random", "exponential", "geo", "safe-harbor"})
 
     # ------------------------------------------------------------------------------- plan
 
@@ -293,7 +297,9 @@ class PlaceOperator(Operator):
                 role = g.admin_kind(it.text) or ("admin2" if after_town else "town")
             it.key = key
             it.data = PlaceMention(
-                rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else ""
+                rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else "",
+                zip3=(role == "postcode" and it.strategy == "safe-harbor" and rg == "US"
+                      and is_us_zip(it.text)),
             )
         for it in group:  # only the town a table knows goes through the mechanism
             if it is not anchor_item and it.strategy in ("exponential", "geo"):
@@ -469,6 +475,8 @@ class PlaceOperator(Operator):
         value = memo[item.key]
         d = item.data
         if isinstance(d, PlaceMention):
+            if d.zip3:  # Safe Harbor's own rule for ZIP codes: nothing drawn, the digits cut
+                return zip3(item.text), "safe-harbor"
             rec = gz.PlaceRecord.parse(value)
             if rec is None:
                 return None

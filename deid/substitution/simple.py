@@ -2,19 +2,20 @@
 format-preserving surrogates of contacts and identifiers (a phone stays a phone of its shape, an
 identifier keeps its length, separators and check digit). Two read what the operators before
 them drew for the note: an e-mail address is built on its owner's surrogate names (the persons'
-entries), a NIR encodes the surrogate birth date (the timeline's)."""
+entries), a NIR encodes the surrogate birth date (the timeline's, once charged)."""
 
 from __future__ import annotations
 
 import re
 from collections import ChainMap
 from collections.abc import Mapping, MutableMapping, Sequence
+from datetime import date
 from typing import cast
 
 from deid.labels import Category, Label
 from deid.neighbours.replace import DEFAULT_N as NEIGHBOURS_N
 from deid.neighbours.replace import replace_tokens
-from deid.store.base import Release
+from deid.store.base import PatientStore, Release
 from deid.substitution.items import Item, NoteContext, placeholder
 from deid.substitution.operators import Operator, register
 from deid.substitution.persons import (
@@ -25,7 +26,7 @@ from deid.substitution.persons import (
     new_initial,
     new_name_word,
 )
-from deid.substitution.temporal import patient_birth
+from deid.substitution.temporal import TemporalOperator, patient_birth
 from deid.surrogates import formats, identity
 from deid.temporal.lexicon import fold
 
@@ -134,8 +135,8 @@ class FormatOperator(_Memoized):
             return formats.url(rng, text)
         if lab is Label.IP:
             return formats.ip(rng, text)
-        if cat is Category.QID:
-            return formats.identifier(rng, text, patient_birth(ctx, memo))
+        if cat is Category.QID:  # no true value in it: a NIR's birth digits are set at render
+            return formats.identifier(rng, text)
         if lab is Label.PROFESSION:
             return formats.profession(rng, lang)
         return placeholder(lab)
@@ -179,8 +180,28 @@ class FormatOperator(_Memoized):
         if cat is Category.TEL:
             return formats.render_phone(item.text, value), "random"
         if cat is Category.QID:
+            if formats.is_nir(item.text):
+                value = formats.nir_with_birth(item.text, value, _charged_birth(ctx, memo))
             return _reshaped(item.text, value), "random"
         return value, "random"
+
+    async def prepare(self, store: PatientStore, ctxs: Sequence[NoteContext],
+                      items: Sequence[Sequence[Item]]) -> None:
+        """A NIR renders from the patient's charged birth date: a note without any date (so
+        without the timeline read) reads it here, once per batch and patient."""
+        if ctxs and "temporal.state" not in ctxs[0].shared and any(
+                it.label.category is Category.QID and formats.is_nir(it.text) for its in items for it in its):
+            await TemporalOperator().prepare(store, ctxs, items)
+
+
+def _charged_birth(ctx: NoteContext, memo: Mapping[str, str]) -> tuple[date, date] | None:
+    """(true, surrogate) birth date of the patient if its release was charged and stored: read
+    after the note's commit (the engine's ``committed`` step has moved the note's accepted draws
+    into the timeline and dropped the rest), never from this note's pending, uncharged draws. A
+    birth date refused at the cap is None (issue 31: a NIR printed the refused draw's year)."""
+    if ctx.shared.get("temporal.pending"):
+        return None  # render before the commit is learned: nothing pending counts as charged
+    return patient_birth(ctx, memo)
 
 
 def _reshaped(original: str, value: str) -> str:

@@ -9,18 +9,23 @@ Strategies:
   becomes the patient's **birth anchor**: every age is then derived from the surrogate birth date
   and the surrogate note date (free: post-processing), so "née le ..., 68 ans" stays coherent.
   Without an anchor an age is noised in its own unit and memoized by value.
-- ``shift``: one secret shift per patient (i2b2 practice, the weak baseline: one known date
-  undoes it); every date moves by it, partial ones too ("le 12/03", "en mai", "mardi": a true
-  day beside shifted ones would date the note); durations and ages under 90 are kept as written
-  (said in the event's ``kept_labels``), ages over 89 aggregated.
+- ``shift``: one secret shift per patient, a whole number of weeks (i2b2 practice, the weak
+  baseline: one known date undoes it; weekdays are kept); every date moves by it, partial ones
+  too ("le 12/03", "en mai", "mardi": a true day beside shifted ones would date the note);
+  durations and ages under 90 are kept as written (said in the event's ``kept_labels``), ages
+  over 89 aggregated.
 - ``safe-harbor``: HIPAA Safe Harbor: a date keeps its year only, a month or weekday without a
   year is removed, ages over 89 become "90+" and a birth date is removed when it says the patient
-  is over 89 (against the note's date) or sits in a note with an age aggregated to "90+" (its year
+  is over 89 (against the note's date or any date of the note) or sits in a note with an age
+  aggregated to "90+" (its year
   would give back the age); durations are kept (they are not elements of a date).
 """
 
 from __future__ import annotations
 
+import random
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -34,7 +39,7 @@ from deid.substitution.operators import Operator, register
 from deid.temporal import expressions as tx
 from deid.temporal.timeline import Point, Timeline, seal, unseal
 
-SHIFT_MAX_DAYS = 365  # shift baseline: one draw in [-365, 365] \ {0} per patient
+SHIFT_MAX_DAYS = 365  # shift baseline: one draw of whole weeks in [-364, 364] \ {0} per patient
 SAFE_HARBOR_AGE = 90  # HIPAA: ages over 89 are aggregated into one category
 _SHIFT_VALUE = "\x1fdate-shift"
 _BIRTH_ANCHOR = "\x1fbirth-anchor"
@@ -50,6 +55,21 @@ class Mention:
     t: tx.Temporal
     day: date | None = None
     alone: bool = False  # a duration with no note date to place it: noised in its unit, by value
+
+
+@dataclass
+class Range:
+    """A range written as one mention: its two ends, each an item and a point of its own."""
+
+    ends: list[Item]
+
+
+def _flat(items: Sequence[Item]) -> list[Item]:
+    """The items with each range replaced by its two ends: what is drawn and charged."""
+    out: list[Item] = []
+    for it in items:
+        out.extend(it.data.ends if isinstance(it.data, Range) else (it,))
+    return out
 
 
 @dataclass
@@ -105,51 +125,110 @@ class TemporalOperator(Operator):
         ref = ctx.document_date
         anchor = self.anchor_key(ctx)
         for it in items:
-            is_age = it.label.category is Category.AGE
-            t = tx.parse(it.text, ctx.language, age=is_age, ref=ref, order=ctx.date_order)
-            if t is None:
-                it.strategy = "placeholder"
+            if it.label is Label.DATE and _born_before(ctx.note.text, it.span.start):
+                # "né le", "DOB", "F. nac." before it: a birth date, whatever detection called it
+                it.span = replace(it.span, label=Label.BIRTH_DATE)
+            ends = self._range_ends(ctx, it, ref)
+            if ends is None:
+                self._plan_one(ctx, it, None, ref, anchor)
                 continue
-            m = Mention(t)
-            it.data = m
-            if it.strategy == "shift":
-                if t.kind in ("date", "partial"):
-                    it.extra_keys = (ctx.key(Label.DATE, _SHIFT_VALUE),)
+            for end in ends:
+                self._plan_one(ctx, end, end.data, ref, anchor)
+            if any(end.strategy == "placeholder" for end in ends):
+                it.strategy = "placeholder"  # the whole range: no end is copied out unread
                 continue
-            if it.strategy == "safe-harbor":
-                if _aggregated(t):  # the note says "over 89": its birth year must not say by how much
-                    ctx.shared["temporal.over_89"] = True
-                continue
-            if t.kind == "age":
-                it.key, it.costed, it.unit = ctx.key(Label.AGE, t.canonical()), True, t.unit
-                it.extra_keys = (anchor,)
-                continue
-            if it.label is Label.BIRTH_DATE and t.kind == "partial":
-                # a birthday without its year ("née le 13/01") cannot be placed on the timeline
-                # (it is decades back, not near the note): rendered from the patient's birth anchor
-                it.extra_keys = (anchor, self.birthday_key(ctx))
-                continue
-            m.day = tx.point_day(t, ref)
-            if m.day is None and t.kind == "relative":  # no note date: a duration on its own
-                m.alone = True
-                it.key, it.costed, it.unit = ctx.key(Label.DATE, t.canonical()), True, t.unit
-                continue
-            if m.day is None:  # a partial date ("en mai") in a note without a date
-                it.strategy = "placeholder"
-                continue
-            it.key = ctx.key(Label.DATE, tx.point_canonical(t, m.day))
-            it.costed = True
-            # a birth date is the strongest quasi-identifier of a note: noise in years, not days
-            it.unit = "year" if it.label is Label.BIRTH_DATE else t.unit
-            it.extra_keys = (anchor,) if it.label is Label.BIRTH_DATE else ()
+            it.data = Range(ends)
+            it.extra_keys = tuple(k for end in ends for k in end.memo_keys())
+        self._join_birth_days(_flat(items))
         if ref is not None and any(isinstance(it.data, Mention) and it.strategy in _TIMELINE
-                                   and it.data.t.kind in ("relative", "age") for it in items):
+                                   and it.data.t.kind in ("relative", "age") for it in _flat(items)):
             # relative expressions and derived ages are read against the note's surrogate date
             where = Span(items[0].span.start, items[0].span.end, Label.DATE)  # never rendered
             ref_item = Item(where, "", "dp-laplace", key=ctx.key(Label.DATE, f"date:day:{ref}"),
                             costed=True, unit="day", data=Mention(tx.Temporal("date", "day", ctx.language, "",
                                                                               when=ref), ref))
             ctx.shared["temporal.ref"] = ref_item
+
+    @staticmethod
+    def _range_ends(ctx: NoteContext, it: Item, ref: date | None) -> list[Item] | None:
+        """The two ends of a range written as one mention ("du 12/03/2024 au 15/03/2024",
+        "12-15 March 2024"), each an item of its own with its parsed value; None for any other."""
+        if it.label.category is Category.AGE or tx.parse(it.text, ctx.language, ref=ref,
+                                                        order=ctx.date_order) is not None:
+            return None
+        ends = tx.parse_range(it.text, ctx.language, ref=ref, order=ctx.date_order)
+        if ends is None:
+            return None
+        return [Item(Span(it.span.start + s, it.span.start + e, it.label), it.text[s:e], it.strategy, data=t)
+                for s, e, t in ends]
+
+    def _plan_one(self, ctx: NoteContext, it: Item, parsed: tx.Temporal | None, ref: date | None,
+                  anchor: str) -> None:
+        is_age = it.label.category is Category.AGE
+        t = parsed or tx.parse(it.text, ctx.language, age=is_age, ref=ref, order=ctx.date_order)
+        if t is None:  # not read whole: the placeholder, never the text
+            it.strategy = "placeholder"
+            return
+        m = Mention(t)
+        it.data = m
+        if t.kind == "date" and t.when is not None and not _in_window(t.when, ref):
+            # a typo year ("12/03/1024") is no point of the timeline: it would drag the patient's
+            # real dates centuries away (issue 33)
+            _count(ctx, "dates_out_of_window")
+            it.strategy = "placeholder"
+            return
+        if it.strategy == "shift":
+            if t.kind in ("date", "partial"):
+                it.extra_keys = (ctx.key(Label.DATE, _SHIFT_VALUE),)
+            return
+        if it.strategy == "safe-harbor":
+            if _aggregated(t):  # the note says "over 89": its birth year must not say by how much
+                ctx.shared["temporal.over_89"] = True
+            if t.kind == "date" and t.when is not None:  # a birth year is told "over 89" by any date
+                ctx.shared.setdefault("temporal.days", []).append(t.when)
+            return
+        if t.kind == "age":
+            it.key, it.costed, it.unit = ctx.key(Label.AGE, t.canonical()), True, t.unit
+            it.extra_keys = (anchor,)
+            return
+        if it.label is Label.BIRTH_DATE and t.kind == "partial":
+            # a birthday without its year ("née le 13/01") cannot be placed on the timeline
+            # (it is decades back, not near the note): rendered from the patient's birth anchor
+            it.extra_keys = (anchor, self.birthday_key(ctx))
+            return
+        m.day = tx.point_day(t, ref)
+        if m.day is None and t.kind == "relative":  # no note date: a duration on its own
+            m.alone = True
+            it.key, it.costed, it.unit = ctx.key(Label.DATE, t.canonical()), True, t.unit
+            return
+        if m.day is None:  # a partial date ("en mai") in a note without a date
+            it.strategy = "placeholder"
+            return
+        if not _in_window(m.day, ref):  # "il y a 200 ans"
+            _count(ctx, "dates_out_of_window")
+            it.strategy = "placeholder"
+            return
+        # a birth date has a key of its own: the same day first seen as a plain date (day-scale
+        # noise) is re-drawn at the scale of years when it is known as a birth date
+        birth = "birth-" if it.label is Label.BIRTH_DATE else ""  # keys are per category: a value of its own
+        it.key = ctx.key(Label.DATE, birth + tx.point_canonical(t, m.day))
+        it.costed = True
+        # a birth date is the strongest quasi-identifier of a note: noise in years, not days
+        it.unit = "year" if it.label is Label.BIRTH_DATE else t.unit
+        it.extra_keys = (anchor,) if it.label is Label.BIRTH_DATE else ()
+
+    @staticmethod
+    def _join_birth_days(items: Sequence[Item]) -> None:
+        """A day of the note's birth date also written as a plain date is the birth date again: one
+        key, noised at the scale of years (not a second, day-scale release of the same day)."""
+        births = {it.data.day: it for it in items if it.label is Label.BIRTH_DATE and it.key
+                  and isinstance(it.data, Mention) and it.data.day is not None and it.data.t.unit == "day"}
+        for it in items:
+            if (it.label is Label.DATE and it.key and isinstance(it.data, Mention)
+                    and it.data.t.kind == "date"
+                    and it.data.t.unit == "day" and it.data.day in births):
+                birth = births[it.data.day]
+                it.key, it.unit, it.extra_keys = birth.key, birth.unit, birth.extra_keys
 
     def anchor_key(self, ctx: NoteContext) -> str:
         return ctx.key(Label.BIRTH_DATE, _BIRTH_ANCHOR)
@@ -188,7 +267,7 @@ class TemporalOperator(Operator):
         pts = [it for it in items if it.strategy in _TIMELINE and it.data.day is not None and it.key
                and not self._another_spelling(ctx, it, items, anchor)]
         ref = ctx.shared.get("temporal.ref")
-        if ref is not None and self._needs_ref(items):
+        if ref is not None and self._needs_ref(ctx, items, memo):
             pts.append(ref)
         return pts
 
@@ -218,9 +297,14 @@ class TemporalOperator(Operator):
         point = self.state(ctx).by_key.get(anchor)
         return date.fromordinal(point.true).year if point is not None else None
 
-    @staticmethod
-    def _needs_ref(items: Sequence[Item]) -> bool:
-        return any(it.strategy in _TIMELINE and it.data.t.kind in ("relative", "age") for it in items)
+    def _needs_ref(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> bool:
+        """Whether the note's date is a point of its own: only when a rendered mention reads its
+        surrogate (a relative expression on the timeline, an age derived from the birth anchor).
+        An age released alone never shows it, and must not pay for it (issue 31)."""
+        tl = [it for it in items if it.strategy in _TIMELINE and isinstance(it.data, Mention)]
+        if any(it.data.t.kind == "relative" and not it.data.alone for it in tl):
+            return True
+        return any(it.data.t.kind == "age" for it in tl) and self._anchor(ctx, items, memo) is not None
 
     def _anchor(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> str | None:
         """The memo key of the patient's birth date: remembered, or the first of this note."""
@@ -233,14 +317,17 @@ class TemporalOperator(Operator):
     # ---------------------------------------------------------------------- account, draw
 
     def new_costed(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str]) -> dict[str, Item]:
+        items = _flat(items)
         st = self.state(ctx)
         out: dict[str, Item] = {}
         days: set[date] = set()
+        anchor = self._anchor(ctx, items, memo)
         for it in self._draw_order(ctx, items, memo):
             # two keys on one true day ("en 2024" in a note of 20 April 2024 stands at the note's
-            # date) get one draw, the first one's: the other is free and takes no share of the budget
-            if it.key not in memo and it.data.day not in days and st.timeline.fake_of(
-                    it.data.day.toordinal()) is None:
+            # date) get one draw, the first one's: the other is free and takes no share of the budget;
+            # a birth date is drawn at the scale of years even when its day has a surrogate already
+            fresh = it.data.day not in days and st.timeline.fake_of(it.data.day.toordinal()) is None
+            if it.key not in memo and (_redraw(it, anchor) or fresh):
                 out.setdefault(it.key, it)
                 days.add(it.data.day)
         for it in self._alone(ctx, items, memo):
@@ -273,12 +360,13 @@ class TemporalOperator(Operator):
 
     def draw(self, ctx: NoteContext, items: Sequence[Item], memo: Mapping[str, str],
              eps: Mapping[str, float], cost: Mapping[str, int]) -> list[Release]:
+        items = _flat(items)
         out: dict[str, Release] = {}
         rng = ctx.rng
         for it in items:  # the patient's secret shift (baseline), drawn once, free
             for k in it.extra_keys if it.strategy == "shift" else ():
                 if k not in memo and k not in out:
-                    out[k] = Release(k, str(rng.randint(1, SHIFT_MAX_DAYS) * rng.choice((-1, 1))), 0)
+                    out[k] = Release(k, str(_draw_shift(rng)), 0)
         anchor_key = self.anchor_key(ctx)
         anchor = self._anchor(ctx, items, memo)
         if anchor is not None and anchor_key not in memo:
@@ -298,17 +386,18 @@ class TemporalOperator(Operator):
             if it.key in memo or it.key in out:
                 continue
             true = it.data.day.toordinal()
-            known = draft.fake_of(true)
+            redraw = _redraw(it, anchor)
+            known = None if redraw else draft.fake_of(true)
             if known is not None:  # same day, same surrogate: free
                 fake, paid = known, 0
             elif it.key in eps:
-                fake, paid = draft.release(rng, true, eps[it.key], it.unit), cost[it.key]
+                fake, paid = draft.release(rng, true, eps[it.key], it.unit, redraw=redraw), cost[it.key]
                 if it.key == anchor and birthday is not None:  # keep the birthday already shown
-                    fake = _snap_to_birthday(fake, birthday, draft.room(true))
+                    fake = _snap_to_birthday(fake, birthday, draft.room(true, past_same_day=redraw))
             else:
                 continue  # not paid for: nothing is drawn, the mention renders as its placeholder
             point = Point(true, fake)
-            draft.add(point)
+            draft.add(point, beside=redraw)
             pending[it.key] = point
             sealed = seal(point, ctx.hasher.pad(ctx.patient, it.key))
             out[it.key] = Release(it.key, _day_value(fake), paid, sealed)
@@ -326,12 +415,14 @@ class TemporalOperator(Operator):
             fake = _fake_day(result.surrogates.get(key))
             if fake is not None:
                 p = Point(point.true, fake.toordinal())
-                st.timeline.add(p)
+                st.timeline.add(p, beside=True)
                 st.by_key[key] = p
 
     # ----------------------------------------------------------------------------- render
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
+        if isinstance(item.data, Range):
+            return self._range(ctx, item, memo)
         m: Mention = item.data
         if item.strategy == "shift":
             return self._shift(ctx, item, memo)
@@ -362,6 +453,47 @@ class TemporalOperator(Operator):
             return None
         t = _century_safe(m.t, fake.year, fake_ref or ctx.document_date)
         return tx.render_point(t, fake, fake_ref), "dp-timeline"
+
+    def _range(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
+        """Both ends of a range, each from its own surrogate; an end that borrows its month or year
+        from the other ("12" of "12-15 mars 2024") is written in full when its surrogate leaves
+        them ("28 février 2024-2 mars 2024"). Either end refused: the whole range is refused."""
+        ends: list[Item] = item.data.ends
+        days = [self._surrogate_day(ctx, e, memo) for e in ends]
+        out: list[str] = []
+        pos, strategy = item.span.start, ""
+        for i, e in enumerate(ends):
+            t: tx.Temporal = e.data.t
+            day, other = days[i], days[1 - i]
+            if t.full and day is not None and other is not None and not _shares_borrowed(t, day, other):
+                e = replace(e, data=replace(e.data, t=replace(t, template=_written_in_full(t))))
+            got = self.render(ctx, e, memo)
+            if got is None:
+                return None
+            text = got[0]
+            if e.strategy == "safe-harbor":  # a year or a placeholder, between the end's own words
+                text = t.template[: t.template.index("{")] + text + t.template[t.template.rindex("}") + 1 :]
+            out += [ctx.note.text[pos : e.span.start], text]
+            pos, strategy = e.span.end, got[1]
+        out.append(ctx.note.text[pos : item.span.end])
+        return "".join(out), strategy
+
+    def _surrogate_day(self, ctx: NoteContext, it: Item, memo: Mapping[str, str]) -> date | None:
+        """The surrogate day a range's end is written from (None where only a year is written)."""
+        t: tx.Temporal = it.data.t
+        if it.strategy in _TIMELINE:
+            return _fake_day(memo.get(it.key))
+        if it.strategy != "shift" or not it.extra_keys or it.extra_keys[0] not in memo:
+            return None
+        shift = timedelta(days=int(memo[it.extra_keys[0]]))
+        try:
+            if t.kind == "date" and t.when is not None:
+                return t.when + shift
+            if t.kind == "partial":
+                return (tx.point_day(t, ctx.document_date) or _stand_in_day(t)) + shift
+        except OverflowError:
+            return None
+        return None
 
     def _age(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str] | None:
         t: tx.Temporal = item.data.t
@@ -417,10 +549,12 @@ class TemporalOperator(Operator):
             return item.text, "kept"
         if t.kind == "partial" or t.when is None:
             return placeholder(item.label), "safe-harbor"
-        if item.label is Label.BIRTH_DATE and (ctx.shared.get("temporal.over_89") or (
-                ref is not None and _units_between(t.when, ref, "year") >= SAFE_HARBOR_AGE)):
-            # a birth year beside "90+ ans", or one that says "over 89" against the note's date: the
-            # year would give the age the aggregation hides (with no note date, the year is the age)
+        days = [d for d in (ref, *ctx.shared.get("temporal.days", ())) if d is not None]
+        if item.label is Label.BIRTH_DATE and (ctx.shared.get("temporal.over_89") or any(
+                _units_between(t.when, ref, "year") >= SAFE_HARBOR_AGE for ref in days)):
+            # a birth year beside "90+ ans", or one that says "over 89" against the note's date or any
+            # other date of the note: the year would give the age the aggregation hides. A birth
+            # year or month is taken at its first day: the oldest the person can be.
             return placeholder(item.label), "safe-harbor"
         return f"{t.when.year:04d}", "safe-harbor"
 
@@ -474,6 +608,70 @@ def _aggregated(t: tx.Temporal) -> bool:
 
 
 def _over_89(t: tx.Temporal) -> str:
-    """"92 ans" -> "90+ ans": the Safe Harbor category, in the mention's own words."""
-    text = tx.render(replace(t, amount=SAFE_HARBOR_AGE))
-    return text.replace(str(SAFE_HARBOR_AGE), f"{SAFE_HARBOR_AGE}+", 1)
+    """"92 ans", "quatre-vingt-douze ans" -> "90+ ans": the Safe Harbor category, in the mention's
+    own words (a number written out is written "90+" too: "quatre-vingt-dix+" reads as nothing)."""
+    template = re.sub(r"\{(?:N|W|Wc)\}", f"{SAFE_HARBOR_AGE}+", t.template, count=1)
+    return tx.render(replace(t, template=template, amount=SAFE_HARBOR_AGE))
+
+
+def _redraw(it: Item, anchor: str | None) -> bool:
+    """The patient's birth date: drawn at the scale of years under its own key, never the surrogate
+    its day got as a plain date (a memo of day-scale noise would be kept for life, issue 31)."""
+    return it.label is Label.BIRTH_DATE and anchor is not None and it.key == anchor and it.unit == "year"
+
+
+def _draw_shift(rng: random.Random) -> int:
+    """The shift baseline's secret: a whole number of weeks (so a weekday stays the weekday it was,
+    as the profile claims), 1 to SHIFT_MAX_DAYS // 7 weeks, either way; never 0."""
+    return rng.randint(1, max(1, SHIFT_MAX_DAYS // 7)) * 7 * rng.choice((-1, 1))
+
+
+_BORN = re.compile(
+    r"(?:\bn[ée]e?s?(?:\s*\(e\))?\s+le|\bborn(?:\s+on)?|\bd\.?\s?o\.?\s?b\.?|\bdate\s+of\s+birth|\bbirth\s*date"
+    r"|\bdate\s+de\s+naissance|\bd\.?d\.?n\.?|\bf\.\s*(?:de\s+)?nac\.?|\bfecha\s+de\s+nacimiento"
+    r"|\bnacid[oa]s?\s+el|\bnac\.)\s*[:\-]?\s*(?:le\s+|el\s+|on\s+|the\s+)?$",
+    re.IGNORECASE)
+
+
+def _born_before(text: str, start: int) -> bool:
+    """Whether the words right before a date say it is a birth date ("né le", "born on", "DOB:",
+    "F. nac.", "date of birth:")."""
+    return _BORN.search(text[max(0, start - 40) : start]) is not None
+
+
+WINDOW_FIRST = date(1850, 1, 1)  # no patient's date of the text is older
+WINDOW_YEARS_AHEAD = 30  # nor later than the note's date by more than this
+WINDOW_LAST_WITHOUT_REF = date(2199, 12, 31)  # with no note's date, the window's end
+
+
+def _in_window(day: date, ref: date | None) -> bool:
+    """Whether a date of the text may be a timeline point: between 1850 and the note's date + 30
+    years (issue 33). A typo year ("12/03/1024") outside is the placeholder, and counted."""
+    if ref is None:
+        last = WINDOW_LAST_WITHOUT_REF
+    else:
+        try:
+            last = ref.replace(year=ref.year + WINDOW_YEARS_AHEAD)
+        except ValueError:  # 29 February
+            last = ref.replace(year=ref.year + WINDOW_YEARS_AHEAD, day=28)
+    return WINDOW_FIRST <= day <= last
+
+
+def _count(ctx: NoteContext, what: str) -> None:
+    """A count the engine adds to ``Substituter.stats`` (the worker exports it as a metric)."""
+    stats: Counter[str] = ctx.shared.setdefault("stats", Counter())
+    stats[what] += 1
+
+
+def _shares_borrowed(t: tx.Temporal, day: date, other: date) -> bool:
+    """Whether a range end's surrogate ``day`` has the month and year it borrows from the other end."""
+    shows_year = any(k in t.template for k in ("{YYYY}", "{YY}"))
+    full_year = any(k in t.full for k in ("{YYYY}", "{YY}"))
+    shows_month = re.search(r"\{(?:M|MM|MON\w*|Mon\w*|mon\w*)\}", t.template) is not None
+    same_year = shows_year or not full_year or day.year == other.year
+    return same_year and (shows_month or day.month == other.month)
+
+
+def _written_in_full(t: tx.Temporal) -> str:
+    """The template of a range's end with its full form between its own leading and trailing words."""
+    return t.template[: t.template.index("{")] + t.full + t.template[t.template.rindex("}") + 1 :]

@@ -103,11 +103,11 @@ def _luhn_complete(body: str) -> str:
     raise AssertionError("unreachable")
 
 
-def identifier(rng: random.Random, original: str, birth: tuple[date, date] | None = None) -> str:
+def identifier(rng: random.Random, original: str) -> str:
     """A random identifier in the original's shape, with a valid check digit when the original
-    is a NIR, a DNI / NIE, an IBAN, or a Luhn-valid number (RPPS, SIRET...). ``birth``: the
-    patient's (true, surrogate) birth date: a NIR that encodes the true year and month of birth
-    encodes the surrogate's (a reader checks one against the other)."""
+    is a NIR, a DNI / NIE, an IBAN, or a Luhn-valid number (RPPS, SIRET...). Nothing of it is
+    drawn from a true value: a NIR's year and month of birth are uniform here, and only
+    ``nir_with_birth`` puts a charged surrogate birth date into them, when the note renders."""
     raw = _alnum(original)
     up = raw.upper()
     if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{8,30}", up) and iban_valid(up):
@@ -119,8 +119,6 @@ def identifier(rng: random.Random, original: str, birth: tuple[date, date] | Non
     if re.fullmatch(r"[12]\d{12}\d{2}", up):  # NIR: sex, yy, mm, dept, commune, order, key
         # the sex digit is kept: the note's titles and pronouns already say it
         yymm = _rand_digits(rng, 2) + f"{rng.randint(1, 12):02d}"
-        if birth is not None and up[1:5] == birth[0].strftime("%y%m"):
-            yymm = birth[1].strftime("%y%m")  # the surrogate birth date's, already in the note's story
         body = up[0] + yymm + f"{rng.randint(1, 95):02d}"
         body = body[:5] + "21" if body[5:7] == "20" else body  # department 20 is 2A/2B
         body += _rand_digits(rng, 3) + f"{rng.randint(1, 999):03d}"
@@ -141,6 +139,27 @@ def identifier(rng: random.Random, original: str, birth: tuple[date, date] | Non
     if new == raw and raw:
         return identifier(rng, original)
     return reshape(original, new)
+
+
+NIR_SHAPE = re.compile(r"[12]\d{12}\d{2}")
+
+
+def is_nir(text: str) -> bool:
+    """A French social security number (sex, yy, mm, department, commune, order, key) by shape."""
+    return NIR_SHAPE.fullmatch(_alnum(text).upper()) is not None
+
+
+def nir_with_birth(original: str, surrogate: str, birth: tuple[date, date] | None) -> str:
+    """The surrogate NIR ``surrogate`` (drawn by ``identifier``) as rendered: when the true NIR
+    ``original`` encodes the year and month of the patient's true birth date, its digits 2-5
+    become the surrogate birth date's and the key is recomputed (a reader checks one against
+    the other). ``birth`` must be a *charged* release (true, surrogate): a birth date refused at
+    the cap gives None, and the NIR keeps its uniformly drawn year and month."""
+    raw, new = _alnum(original).upper(), _alnum(surrogate).upper()
+    if birth is None or not is_nir(original) or len(new) != 15 or raw[1:5] != birth[0].strftime("%y%m"):
+        return surrogate
+    body = new[0] + birth[1].strftime("%y%m") + new[5:13]
+    return reshape(surrogate, body + nir_key(body))
 
 
 def _case_like(template: str, value: str) -> str:

@@ -5,7 +5,10 @@ A surrogate place is one row of a table, so a postcode, a town, a region and a c
 from it exist together. The place mechanism (``exponential_distribution``) is the exponential
 mechanism of Tchouka et al. 2023 over a candidate set fixed before the true place is seen: the
 towns of the true town's first-level unit (a fixed partition of the public table), with the
-distance of coordinates and size inside the utility (``docs/PRIVACY.md``, "Places").
+distance of coordinates and size inside the utility (``docs/PRIVACY.md``, "Places"). A unit with
+fewer than ``MIN_TOWNS`` towns (Washington DC, Ceuta, Melilla: one each; Alaska: 17) is merged with
+its nearest unit, again until every mechanism unit has ``MIN_TOWNS`` towns: with one town the
+mechanism released the true town with certainty.
 """
 
 from __future__ import annotations
@@ -49,6 +52,13 @@ _ARRONDISSEMENT = re.compile(
 )
 _VOWELS = set("aeiouyh")
 
+# The fewest towns a candidate set of the place mechanism may have. With n candidates and any
+# distances in [0, 1], the true town is drawn with probability at most 1 / (1 + (n - 1) e^(-eps/2)):
+# 8 % at eps = 1 for n = 20, where one town gave 100 % and Alaska's 17 gave about 6 % at the
+# default per-value epsilon. Units below it are merged with their nearest unit (by the centroid of
+# their towns: a function of the public table alone, fixed before any note is read).
+MIN_TOWNS = 20
+
 
 @dataclass(frozen=True, slots=True)
 class Town:
@@ -84,10 +94,11 @@ class Gazetteer:
     """One region's table. Coordinates and log population are normalised to [0, 1] with the
     table's own bounds (public constants, never the true place)."""
 
-    def __init__(self, region: str, towns: list[Town]) -> None:
+    def __init__(self, region: str, towns: list[Town], min_towns: int = MIN_TOWNS) -> None:
         if not towns:
             raise ValueError("empty gazetteer")
         self.region = region
+        self.min_towns = min_towns
         self.towns = towns
         lats = [t.lat for t in towns]
         lons = [t.lon for t in towns]
@@ -123,6 +134,8 @@ class Gazetteer:
             for k in (t.admin2_name,) + ((t.admin2_code,) if region != "FR" else ()):
                 if k:
                     self.admin2.setdefault(fold(k), t.admin2_name)
+        # first-level unit -> its mechanism unit (itself, or the merged group it belongs to)
+        self.mechanism_unit, self.mechanism_blocks = _merge_small_units(towns, self.blocks, min_towns)
 
     # ------------------------------------------------------------------------------ lookups
 
@@ -190,15 +203,18 @@ class Gazetteer:
         return float(self.distances(i, [j])[0])
 
     def candidates(self, origin: int, elision: str = "") -> tuple[int, ...]:
-        """The fixed candidate set of ``origin``: every town of its first-level unit (a partition
-        of the public table chosen before any note is read), less the names a French context
-        could not take (an article-initial name, or the other elision class)."""
-        unit = self.towns[origin].admin1_code
+        """The fixed candidate set of ``origin``: every town of its mechanism unit (its
+        first-level unit, or the group that unit was merged into: a partition of the public
+        table chosen before any note is read), less the names a French context could not take
+        (an article-initial name, or the other elision class) unless that leaves fewer than
+        ``min_towns`` (then the grammar gives way: "de Auxerre" rather than a certain release)."""
+        unit = self.mechanism_unit[self.towns[origin].admin1_code]
         key = (unit, elision)
         if key not in self._candidates:  # a function of the public table alone: computed once
-            block = self.blocks[unit]
+            block = self.mechanism_blocks[unit]
             fits = tuple(i for i in block if _fits(self.towns[i].name, elision))
-            self._candidates[key] = fits or tuple(block)
+            enough = bool(fits) and len(fits) >= min(self.min_towns, len(block))
+            self._candidates[key] = fits if enough else tuple(block)
         return self._candidates[key]
 
     def exponential_distribution(
@@ -289,6 +305,32 @@ class PlaceRecord:
     @property
     def country(self) -> str:
         return COUNTRY.get(self.region, "")
+
+
+def _merge_small_units(
+    towns: Sequence[Town], blocks: dict[str, list[int]], min_towns: int
+) -> tuple[dict[str, str], dict[str, tuple[int, ...]]]:
+    """(first-level unit -> mechanism unit, mechanism unit -> its towns): the smallest unit under
+    ``min_towns`` joins the unit whose centroid is nearest to its own, until none is under it (or
+    one unit is left). The merged group is named by its units' codes joined with "+"."""
+    groups: dict[str, list[int]] = {code: list(idx) for code, idx in blocks.items()}
+    members: dict[str, list[str]] = {code: [code] for code in blocks}
+
+    def centroid(idx: list[int]) -> tuple[float, float]:
+        return (sum(towns[i].lat for i in idx) / len(idx), sum(towns[i].lon for i in idx) / len(idx))
+
+    while len(groups) > 1:
+        small = min(groups, key=lambda c: (len(groups[c]), c))
+        if len(groups[small]) >= min_towns:
+            break
+        here = centroid(groups[small])
+        target = min((c for c in groups if c != small),
+                     key=lambda c: (_km(*here, *centroid(groups[c])), c))
+        merged = "+".join(sorted(members[target] + members[small]))
+        groups[merged] = groups.pop(target) + groups.pop(small)
+        members[merged] = members.pop(target) + members.pop(small)
+    unit_of = {code: name for name, codes in members.items() for code in codes}
+    return unit_of, {name: tuple(sorted(idx)) for name, idx in groups.items()}
 
 
 def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:

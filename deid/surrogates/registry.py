@@ -30,7 +30,7 @@ DEFAULTS: dict[Category, str] = {
 ALLOWED: dict[Category, frozenset[str]] = {
     Category.DATE: frozenset({"placeholder", "dp-laplace", "interval", "shift", "safe-harbor"}),
     Category.AGE: frozenset({"placeholder", "dp-laplace", "shift", "safe-harbor"}),
-    Category.LOC: frozenset({"placeholder", "random", "exponential", "geo", "neighbour"}),
+    Category.LOC: frozenset({"placeholder", "random", "exponential", "geo", "neighbour", "safe-harbor"}),
 }
 # embedding-neighbour pseudonymisation (deid.neighbours) is word-level: any non-temporal category
 _OTHERS = frozenset({"placeholder", "random", "neighbour"})

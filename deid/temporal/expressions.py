@@ -21,22 +21,25 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Literal, cast
 
+from deid.temporal import numbers
 from deid.temporal.lexicon import (
     FEMININE_UNITS,
     FUTURE_WORDS,
     MONTH_ABBREVIATIONS,
     MONTH_VARIANTS,
     MONTHS,
-    NUMBERS,
     ONE_FEMININE,
     UNIT_WORDS,
+    WEEKDAY_ABBREVIATIONS,
     WEEKDAYS,
+    date_words,
     fold,
     is_abbreviation,
     month_abbreviation,
     month_index,
     number_value,
     unit_of,
+    weekday_of,
 )
 
 Unit = Literal["day", "week", "month", "year"]
@@ -55,6 +58,9 @@ class Temporal:
     amount: int = 0  # "relative"/"age": the magnitude in ``unit``; "partial": month 1-12 or weekday 0-6
     past: bool = True  # kinds "relative" and "partial": before the reference date
     unit_word: tuple[str, str] = ("", "")  # (singular, plural) as written
+    # a range's end that borrows its month or year from the other end ("12" of "12-15 mars 2024"):
+    # the template written instead when its surrogate leaves the other end's month or year
+    full: str = ""
 
     def canonical(self) -> str:
         """Spelling-independent form: the memo's value and the stored surrogate."""
@@ -84,8 +90,12 @@ def _alt(words: list[str]) -> str:
 _MON = {lang: _alt([*names, *(f for forms in MONTH_ABBREVIATIONS[lang] for f in forms),
                     *MONTH_VARIANTS[lang]])
         for lang, names in MONTHS.items()}
-_NUM = {lang: r"\d{1,3}|" + _alt([*NUMBERS[lang][1:], *(["une", "un"] if lang == "fr" else []),
-                                   *(["una", "un"] if lang == "es" else [])]) for lang in NUMBERS}
+# written-out numbers whole ("soixante-huit", "ninety-two", "setenta y cinco"), never only their tail
+_NUM = {lang: r"\d{1,3}|" + numbers.pattern(lang) for lang in MONTHS}
+_WORD_NUM = {lang: re.compile(r"(?<![\w-])(?P<N>" + numbers.pattern(lang) + r")(?![\w-])", re.IGNORECASE)
+             for lang in MONTHS}
+# a day of the month in digits or written out ("le trois mars", "el primero de mayo", "March third")
+_DAY = {lang: r"\d{1,2}|" + numbers.day_pattern(lang) for lang in MONTHS}
 _UNIT = {lang: _alt([w for fams in UNIT_WORDS[lang].values() for f in fams for w in f])
          for lang in UNIT_WORDS}
 _B = r"(?<![\w])"
@@ -93,22 +103,23 @@ _E = r"(?![\w])"
 
 
 def _date_patterns(lang: str) -> list[tuple[re.Pattern[str], Unit]]:
-    mon = _MON[lang]
+    mon, day = _MON[lang], _DAY[lang]
     pats: list[tuple[str, Unit]] = [
         (r"(?P<Y>\d{4})-(?P<M>\d{1,2})-(?P<D>\d{1,2})", "day"),
-        # HL7 / compact timestamps: YYYYMMDD, optionally followed by a time of day (kept as is)
-        (r"(?P<Y>(?:1[89]|20)\d{2})(?P<M>[01]\d)(?P<D>[0-3]\d)(?:\d{2}){0,3}", "day"),
+        # HL7 / compact timestamps: YYYYMMDD, optionally followed by a time of day (written back as
+        # zeros: no part of a mention is copied out unread)
+        (r"(?P<Y>(?:1[89]|20)\d{2})(?P<M>[01]\d)(?P<D>[0-3]\d)(?P<CLOCK>(?:\d{2}){0,3})", "day"),
         (r"(?P<D>\d{1,2})(?P<s>[/.\-])(?P<M>\d{1,2})(?P=s)(?P<Y>\d{4}|\d{2})", "day"),
     ]
     if lang == "en":
         pats += [
-            (rf"(?P<MON>{mon})\.?\s+(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?,?\s+(?P<Y>\d{{4}})", "day"),
-            (rf"(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?\s+(?:of\s+)?(?P<MON>{mon})\.?,?\s+(?P<Y>\d{{4}})",
+            (rf"(?P<MON>{mon})\.?\s+(?:the\s+)?(?P<D>{day})(?P<th>st|nd|rd|th)?,?\s+(?P<Y>\d{{4}})", "day"),
+            (rf"(?:the\s+)?(?P<D>{day})(?P<th>st|nd|rd|th)?\s+(?:of\s+)?(?P<MON>{mon})\.?,?\s+(?P<Y>\d{{4}})",
              "day"),
         ]
     else:
         er = r"(?P<er>er)?" if lang == "fr" else ""
-        pats += [(rf"(?P<D>\d{{1,2}}){er}\s+(?:de\s+)?(?P<MON>{mon})\.?\s+(?:(?:de|del)\s+)?(?P<Y>\d{{4}})",
+        pats += [(rf"(?P<D>{day}){er}\s+(?:de\s+)?(?P<MON>{mon})\.?\s+(?:(?:de|del)\s+)?(?P<Y>\d{{4}})",
                   "day")]
     pats += [
         (rf"(?P<MON>{mon})\.?\s+(?:(?:de|del|of)\s+)?(?P<Y>\d{{4}})", "month"),
@@ -121,6 +132,10 @@ def _date_patterns(lang: str) -> list[tuple[re.Pattern[str], Unit]]:
 _DATE_PATS = {lang: _date_patterns(lang) for lang in MONTHS}
 _WD = {lang: re.compile(_B + "(?P<WD>" + _alt(list(names)) + ")" + _E, re.IGNORECASE)
        for lang, names in WEEKDAYS.items()}
+# beside a date a weekday may be abbreviated ("Jeu, 17 avr. 2025", "Tue Mar 5, 2024")
+_WD_ANY = {lang: re.compile(
+    _B + "(?P<WD>" + _alt([*names, *(a for forms in WEEKDAY_ABBREVIATIONS[lang] for a in forms)]) + r")\.?"
+    + _E, re.IGNORECASE) for lang, names in WEEKDAYS.items()}
 _MONTH_ALONE = {lang: re.compile(_B + "(?P<MON>" + _MON[lang] + r")\.?" + _E, re.IGNORECASE)
                 for lang in MONTHS}
 _SWAP_DM = {"{M}": "{D}", "{MM}": "{DD}", "{D}": "{M}", "{DD}": "{MM}"}
@@ -138,6 +153,16 @@ def _weekday_style(word: str) -> str:
     if word.isupper() and len(word) > 1:
         return "{WD}"
     return "{Wd}" if word[:1].isupper() else "{wd}"
+
+
+def _weekday_part(m: re.Match[str], lang: str) -> tuple[int, int, str]:
+    """The template part of a weekday beside a date: its name, or an abbreviation written back
+    abbreviated (with its period)."""
+    word, style = m.group("WD"), _weekday_style(m.group("WD"))
+    if fold(word) in {fold(n) for n in WEEKDAYS[lang]}:
+        return (*m.span("WD"), style)
+    dotted = m.string[m.end("WD") : m.end("WD") + 1] == "."
+    return (m.start("WD"), m.end("WD") + dotted, style[:-1] + ("_ap}" if dotted else "_a}"))
 
 _REL_PRE = {
     "fr": {"il y a": True, "depuis": True, "dans": False, "pendant": True, "durant": True},
@@ -214,15 +239,13 @@ def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> T
             parts.append((*m.span("M"), _pad_token(g["M"], "M")))
         day = 1
         if g.get("D"):
-            day = int(g["D"])
-            if g.get("er") or (lang == "fr" and g.get("MON")):  # French writes "1er mars"
-                parts.append((m.start("D"), m.end("er") if g.get("er") else m.end("D"), "{D1}"))
-            elif g.get("th"):
-                parts.append((m.start("D"), m.end("th"), "{Dth}"))
-            elif g.get("MON"):
-                parts.append((*m.span("D"), _written_day_token(g["D"])))
-            else:
-                parts.append((*m.span("D"), _pad_token(g["D"], "D")))
+            got = _day_part(m, lang)
+            if got is None:
+                continue
+            day, part = got
+            parts.append(part)
+        if g.get("CLOCK"):
+            parts.append((*m.span("CLOCK"), "{CLOCK" + str(len(g["CLOCK"])) + "}"))
         numeric = bool(g.get("M") and g.get("D") and g.get("s"))  # d/m/y written in the feed's order
         if numeric and ((order == "mdy" and day <= 12) or (month > 12 and day <= 12)):
             month, day = day, month  # the first number is the month: read and written month first
@@ -231,22 +254,42 @@ def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> T
             when = date(year, month, day)
         except ValueError:
             continue
-        for wd in _WD[lang].finditer(text):  # "mardi 3 mars": the weekday follows the surrogate day
-            if not any(s <= wd.start() < e for s, e, _ in parts):
-                parts.append((*wd.span("WD"), _weekday_style(wd.group("WD"))))
+        for wd in _WD_ANY[lang].finditer(text):  # "mardi 3 mars": the weekday follows the surrogate day
+            inside = any(s <= wd.start() < e for s, e, _ in parts)
+            if not inside and weekday_of(lang, wd.group("WD")) is not None:
+                parts.append(_weekday_part(wd, lang))
         return Temporal("date", unit, lang, _build(text, parts), when=when)
     return None
 
 
+def _day_part(m: re.Match[str], lang: str) -> tuple[int, tuple[int, int, str]] | None:
+    """The day of the month of ``m`` (digits or words) and its template part."""
+    g = m.groupdict()
+    text = g["D"]
+    if not text.isdigit():  # written out: "le trois mars", "March third"
+        day = numbers.read_day(lang, text)
+        if day is None:
+            return None
+        return day, (*m.span("D"), "{DWc}" if text[:1].isupper() else "{DW}")
+    day = int(text)
+    if g.get("er") or (lang == "fr" and g.get("MON")):  # French writes "1er mars"
+        return day, (m.start("D"), m.end("er") if g.get("er") else m.end("D"), "{D1}")
+    if g.get("th"):
+        return day, (m.start("D"), m.end("th"), "{Dth}")
+    if g.get("MON"):
+        return day, (*m.span("D"), _written_day_token(text))
+    return day, (*m.span("D"), _pad_token(text, "D"))
+
+
 def _day_month_patterns(lang: str) -> list[re.Pattern[str]]:
-    mon = _MON[lang]
+    mon, day = _MON[lang], _DAY[lang]
     pats = [r"(?P<D>\d{1,2})(?P<s>[/.])(?P<M>\d{1,2})"]  # 12/05: in the feed's order
     if lang == "en":
-        pats += [rf"(?P<MON>{mon})\.?\s+(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?",
-                 rf"(?P<D>\d{{1,2}})(?P<th>st|nd|rd|th)?\s+(?:of\s+)?(?P<MON>{mon})\.?"]
+        pats += [rf"(?P<MON>{mon})\.?\s+(?:the\s+)?(?P<D>{day})(?P<th>st|nd|rd|th)?",
+                 rf"(?:the\s+)?(?P<D>{day})(?P<th>st|nd|rd|th)?\s+(?:of\s+)?(?P<MON>{mon})\.?"]
     else:
         er = r"(?P<er>er)?" if lang == "fr" else ""
-        pats += [rf"(?P<D>\d{{1,2}}){er}\s+(?:de\s+)?(?P<MON>{mon})\.?"]
+        pats += [rf"(?P<D>{day}){er}\s+(?:de\s+)?(?P<MON>{mon})\.?"]
     return [re.compile(_B + p + r"(?![\w/.]*\d)", re.IGNORECASE) for p in pats]
 
 
@@ -261,26 +304,21 @@ def _parse_day_month(text: str, lang: str, order: str) -> Temporal | None:
         if m is None:
             continue
         g = m.groupdict()
-        day, parts = int(g["D"]), []
+        parts: list[tuple[int, int, str]] = []
         if g.get("MON"):
+            got = _day_part(m, lang)
             month = month_index(lang, g["MON"])
-            if month is None:
+            if month is None or got is None:
                 continue
-            parts.append(_month_part(m, lang))
+            day = got[0]
+            parts += [_month_part(m, lang), got[1]]
         else:
-            month = int(g["M"])
+            day, month = int(g["D"]), int(g["M"])
             if order == "mdy" and day <= 12:
                 day, month = month, day
                 parts += [(*m.span("D"), _pad_token(g["D"], "M")), (*m.span("M"), _pad_token(g["M"], "D"))]
             else:
                 parts += [(*m.span("D"), _pad_token(g["D"], "D")), (*m.span("M"), _pad_token(g["M"], "M"))]
-        if g.get("MON"):
-            if g.get("er") or lang == "fr":
-                parts.append((m.start("D"), m.end("er") if g.get("er") else m.end("D"), "{D1}"))
-            elif g.get("th"):
-                parts.append((m.start("D"), m.end("th"), "{Dth}"))
-            else:
-                parts.append((*m.span("D"), _written_day_token(g["D"])))
         try:
             when = date(2000, month, day)
         except ValueError:
@@ -293,8 +331,9 @@ def _parse_day_month(text: str, lang: str, order: str) -> Temporal | None:
 def _parse_partial(text: str, lang: str, order: str = "dmy") -> Temporal | None:
     """A day and month without a year, a weekday ("mardi dernier", "last Tuesday") or a month
     without a year ("en mai")."""
-    if any(c.isdigit() for c in text):
-        return _parse_day_month(text, lang, order)
+    day_month = _parse_day_month(text, lang, order)
+    if day_month is not None or any(c.isdigit() for c in text):
+        return day_month
     future = any(w in fold(text) for w in FUTURE_WORDS)
     m = _WD[lang].search(text)
     if m is not None:
@@ -335,10 +374,12 @@ def _parse_amount(text: str, lang: str, kind: Kind) -> Temporal | None:
         if kind != "age":
             return None
         m2 = re.search(r"(?<!\d)(?P<N>\d{1,3})(?!\d)", text)
-        if m2 is None:
+        if m2 is None:  # an age written out with no unit ("aged ninety-two")
+            m2 = _WORD_NUM[lang].search(text)
+        if m2 is None or (n := number_value(lang, m2.group("N"))) is None:
             return None
-        return Temporal("age", "year", lang, _build(text, [(*m2.span("N"), "{N}")]),
-                        amount=int(m2.group("N")))
+        tok = "{N}" if m2.group("N").isdigit() else "{Wc}" if m2.group("N")[:1].isupper() else "{W}"
+        return Temporal("age", "year", lang, _build(text, [(*m2.span("N"), tok)]), amount=n)
     got = _amount_parts(text, lang, m)
     uw = unit_of(lang, m.group("U"))
     if got is None or uw is None:
@@ -367,26 +408,186 @@ def parse(text: str, lang: str, *, age: bool = False, ref: date | None = None,
     """The value of a DATE (``age=False``) or AGE mention, or None when it cannot be read.
 
     ``ref`` (the document date) only resolves two-digit years; ``order`` is the feed's order of
-    numeric dates ("dmy" or "mdy"). Text with braces is not parsed.
+    numeric dates ("dmy" or "mdy"). Text with braces is not parsed. A mention is read whole or not
+    at all: when the text around what was read holds a digit or a date word ("du 12/03 au 15/03",
+    "68 ans et 3 mois"), it is not read (see ``parse_range`` for two ends), so that rendering never
+    copies a part of the original out unread.
     """
     if lang not in MONTHS or "{" in text or "}" in text:
         return None
     if age:
-        return _parse_amount(text, lang, "age")
-    return (_parse_date(text, lang, ref, order) or _parse_amount(text, lang, "relative")
-            or _parse_partial(text, lang, order))
+        t = _parse_amount(text, lang, "age")
+    else:
+        t = (_parse_date(text, lang, ref, order) or _parse_amount(text, lang, "relative")
+             or _parse_partial(text, lang, order))
+    return None if t is None or unread(t.template, lang) else t
+
+
+_TEMPLATE_TOKEN = re.compile(r"\{\w+\}")
+
+
+def unread(template: str, lang: str) -> bool:
+    """Whether the literal text of ``template`` holds a digit or a date word (a month or weekday
+    name, a written-out number): a part of the mention the parser did not read."""
+    rest = _TEMPLATE_TOKEN.sub(" ", template)
+    if any(c.isdigit() for c in rest):
+        return True
+    return any(fold(w) in date_words(lang) for w in re.findall(r"[^\W\d_]+", rest))
+
+
+# ---------------------------------------------------------------------------------------- ranges
+
+# what joins the two ends of a range ("du X au Y", "X - Y", "from X to Y", "del X al Y",
+# "entre le X et le Y", "between X and Y")
+_CONNECT = {
+    "fr": r"\s*[-–—]\s*|\s+(?:au|à|a|et|jusqu'au|jusqu’au|jusqu'à|jusqu’à)\s+(?:le\s+)?",
+    "es": r"\s*[-–—]\s*|\s+(?:al|a|y|hasta)\s+(?:el\s+)?",
+    "en": r"\s*[-–—]\s*|\s+(?:to|through|thru|until|till|and)\s+(?:the\s+)?",
+}
+_CONNECT_RE = {lang: re.compile(p, re.IGNORECASE) for lang, p in _CONNECT.items()}
+_BARE_DAY = {lang: re.compile(rf"(?P<pre>(?:.*?[^\w])?)(?P<D>{_DAY[lang]})(?P<er>er)?(?P<th>st|nd|rd|th)?",
+                              re.IGNORECASE | re.DOTALL) for lang in MONTHS}
+_DAY_YEAR = re.compile(r"(?P<D>\d{1,2})(?P<th>st|nd|rd|th)?,?\s+(?P<Y>\d{4})", re.IGNORECASE)
+_DAY_TOKENS = ("{D}", "{DD}", "{D1}", "{Dth}", "{DW}", "{DWc}")
+
+
+def _core(template: str) -> str:
+    """The tokens of a template and what lies between them, without its leading and trailing words."""
+    return template[template.index("{") : template.rindex("}") + 1] if "{" in template else ""
+
+
+def _day_token_at(template: str) -> tuple[int, int] | None:
+    found = [(template.index(t), template.index(t) + len(t)) for t in _DAY_TOKENS if t in template]
+    return min(found) if found else None
+
+
+def _bare_day(text: str, lang: str) -> tuple[int, str] | None:
+    """A day number alone ("12", "du 3", "entre le trois", "the 3rd"): its value and template."""
+    m = _BARE_DAY[lang].fullmatch(text)
+    if m is None:
+        return None
+    got = _day_part(m, lang)
+    if got is None or not 1 <= got[0] <= 31:
+        return None
+    day, (s, e, tok) = got
+    tok = _written_day_token(m.group("D")) if tok in ("{D}", "{DD}") else tok
+    return day, _build(text, [(s, e, tok)])
+
+
+def _on_or_before(year: int, month: int, day: int, limit: date) -> date | None:
+    """The day ``day`` of ``month`` in ``year``, a year earlier when that falls after ``limit``."""
+    for y in (year, year - 1):
+        try:
+            d = date(y, month, day)
+        except ValueError:
+            return None
+        if d <= limit:
+            return d
+    return None
+
+
+def _ends(left: str, right: str, lang: str, ref: date | None, order: str) -> tuple[Temporal, Temporal] | None:
+    """The two ends of "left - right", each with what it borrows from the other (its month, its
+    year) and the full template it is written with when its surrogate leaves them."""
+    lt, rt = parse(left, lang, ref=ref, order=order), parse(right, lang, ref=ref, order=order)
+    bare = _bare_day(left, lang) if lt is None else None
+    if rt is not None and rt.kind == "date" and rt.when is not None:
+        full = _core(rt.template)
+        if lt is not None and lt.kind == "date":
+            return lt, rt  # "du 12/03/2024 au 15/03/2024", "2019-2021": two dates of their own
+        if bare is not None and rt.unit == "day":  # "12-15 mars 2024"
+            when = _on_or_before(rt.when.year, rt.when.month, bare[0], rt.when)
+            if when is None:
+                return None
+            return Temporal("date", "day", lang, bare[1], when=when, full=full), rt
+        if lt is not None and lt.kind == "partial" and lt.when is not None and rt.unit == "day":
+            # "12 mars - 3 avril 2024"
+            when = _on_or_before(rt.when.year, lt.when.month, lt.when.day, rt.when)
+            if when is None:
+                return None
+            return replace(lt, kind="date", when=when, full=full), rt
+        if lt is not None and lt.kind == "partial" and lt.unit == "month" and rt.unit == "month":
+            when = _on_or_before(rt.when.year, lt.amount, 1, rt.when)  # "mars - avril 2024"
+            if when is None:
+                return None
+            return replace(lt, kind="date", when=when, amount=0, full=full), rt
+        return None
+    if rt is not None and rt.kind == "partial" and rt.when is not None:
+        if lt is not None and lt.kind == "partial" and lt.when is not None:
+            return lt, rt  # "3/12-3/15", "from 3/2 to 3/9": two days and months
+        if bare is not None:  # "del 3 al 7 de marzo", "entre le 3 et le 7 mars"
+            try:
+                when = date(2000, rt.when.month, bare[0])
+            except ValueError:
+                return None
+            return replace(rt, template=bare[1], when=when, full=_core(rt.template)), rt
+        return None
+    if lt is None or lt.kind != "partial" or lt.when is None or lt.unit != "day":
+        return None
+    # "March 12-15, 2024" and "March 12-15": the right end is a day (and a year) of the left's month
+    split = _day_token_at(_core(lt.template))
+    if split is None:
+        return None
+    before = _core(lt.template)[: split[0]]
+    m = _DAY_YEAR.fullmatch(right.strip()) if right.strip() == right else None
+    if m is not None:
+        got = _day_part(m, lang)
+        if got is None:
+            return None
+        s, e, tok = got[1]
+        tok = _written_day_token(m.group("D")) if tok in ("{D}", "{DD}") else tok
+        right_tpl = _build(right, [(s, e, tok), (*m.span("Y"), "{YYYY}")])
+        year, after = int(m.group("Y")), right_tpl[right_tpl.index("}") + 1 :]
+        try:
+            lw, rw = date(year, lt.when.month, lt.when.day), date(year, lt.when.month, got[0])
+        except ValueError:
+            return None
+        left_end = replace(lt, kind="date", when=lw, full=_core(lt.template) + after)
+        return left_end, Temporal("date", "day", lang, right_tpl, when=rw, full=before + right_tpl)
+    rbare = _bare_day(right, lang)
+    if rbare is None:
+        return None
+    try:
+        rw = date(2000, lt.when.month, rbare[0])
+    except ValueError:
+        return None
+    return lt, replace(lt, template=rbare[1], when=rw, full=before + _core(rbare[1]))
+
+
+def parse_range(text: str, lang: str, *, ref: date | None = None,
+                order: str = "dmy") -> list[tuple[int, int, Temporal]] | None:
+    """A range written as one mention ("du 12/03/2024 au 15/03/2024", "12-15 March 2024",
+    "March 12-15, 2024", "3/12-3/15", "del 3 al 7 de marzo"): each end with its place in ``text``
+    and its value, a point of its own; None when ``text`` is not a range the parser reads whole."""
+    if lang not in MONTHS or "{" in text or "}" in text:
+        return None
+    for c in _CONNECT_RE[lang].finditer(text):
+        left, right = text[: c.start()], text[c.end() :]
+        if not left.strip() or not right.strip():
+            continue
+        ends = _ends(left, right, lang, ref, order)
+        if ends is None or any(unread(t.template, lang) or unread(t.full, lang) for t in ends):
+            continue
+        if unread(c.group(), lang):
+            continue
+        return [(0, c.start(), ends[0]), (c.end(), len(text), ends[1])]
+    return None
 
 
 # --------------------------------------------------------------------------------------- render
 
 def _written(lang: str, n: int, unit_sg: str) -> str:
-    if n == 1 and lang in ONE_FEMININE and unit_sg in FEMININE_UNITS:
+    feminine = unit_sg in FEMININE_UNITS
+    if n == 1 and lang in ONE_FEMININE and feminine:
         return ONE_FEMININE[lang]
     if n == 1 and lang == "es":
         return "un"
-    if 0 <= n < len(NUMBERS[lang]):
-        return NUMBERS[lang][n]
-    return str(n)
+    word = numbers.spell(lang, n)
+    if lang == "es" and word.endswith("uno"):  # before its noun: "treinta y un años", "veintiún días"
+        return word[:-3] + ("una" if feminine else "ún" if word == "veintiuno" else "un")
+    if lang == "fr" and feminine and word.endswith(" un"):  # "vingt et une semaines"
+        return word + "e"
+    return word
 
 
 def _ordinal_en(d: int) -> str:
@@ -423,6 +624,11 @@ def render(t: Temporal) -> str:
                 return "1er" if w.day == 1 else str(w.day)
             case "Dth":
                 return _ordinal_en(w.day)
+            case "DW" | "DWc":
+                s = numbers.spell_day(t.lang, w.day)
+                return s[:1].upper() + s[1:] if name == "DWc" else s
+            case "CLOCK2" | "CLOCK4" | "CLOCK6":  # a time of day: not on the timeline, never copied
+                return "0" * int(name[5:])
             case "M":
                 return str(w.month)
             case "MM":
@@ -431,9 +637,11 @@ def render(t: Temporal) -> str:
                 return f"{w.year:04d}"
             case "YY":
                 return f"{w.year % 100:02d}"
-            case "WD" | "Wd" | "wd":
-                wd = WEEKDAYS[t.lang][w.weekday()]
-                return wd.upper() if name == "WD" else (wd.capitalize() if name == "Wd" else wd.lower())
+            case "WD" | "Wd" | "wd" | "WD_a" | "Wd_a" | "wd_a" | "WD_ap" | "Wd_ap" | "wd_ap":
+                style, _, abbr = name.partition("_")
+                wd = WEEKDAY_ABBREVIATIONS[t.lang][w.weekday()][0] if abbr else WEEKDAYS[t.lang][w.weekday()]
+                wd = wd.upper() if style == "WD" else (wd.capitalize() if style == "Wd" else wd.lower())
+                return wd + "." if abbr == "ap" else wd
             case "MON" | "Mon" | "mon" | "MON_a" | "Mon_a" | "mon_a" | "MON_ap" | "Mon_ap" | "mon_ap":
                 style, _, abbr = name.partition("_")
                 mon, short = MONTHS[t.lang][w.month - 1], False

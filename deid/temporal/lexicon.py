@@ -1,9 +1,11 @@
-"""Month names, unit words and small written numbers of FR / ES / EN."""
+"""Month names, weekday names, unit words and written numbers of FR / ES / EN."""
 
 from __future__ import annotations
 
 import unicodedata
 from functools import cache
+
+from deid.temporal import numbers
 
 MONTHS: dict[str, tuple[str, ...]] = {
     "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
@@ -31,6 +33,13 @@ WEEKDAYS: dict[str, tuple[str, ...]] = {  # Monday first, as date.weekday() coun
     "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
     "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
     "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+}
+# Abbreviated weekdays, per weekday, the first written back ("Jeu, 17 avr. 2025"). Read only
+# beside a date: alone, "mar" and "sun" are other words.
+WEEKDAY_ABBREVIATIONS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "fr": (("lun",), ("mar",), ("mer",), ("jeu",), ("ven",), ("sam",), ("dim",)),
+    "es": (("lun",), ("mar",), ("mié", "mie"), ("jue",), ("vie",), ("sáb", "sab"), ("dom",)),
+    "en": (("Mon",), ("Tue", "Tues"), ("Wed",), ("Thu", "Thur", "Thurs"), ("Fri",), ("Sat",), ("Sun",)),
 }
 # Words that put a weekday or a month after the note's date ("next Tuesday"); the default is before.
 FUTURE_WORDS = {"prochain", "prochaine", "proximo", "proxima", "next", "que viene", "qui vient"}
@@ -117,15 +126,34 @@ def month_abbreviation(lang: str, month: int) -> tuple[str, bool]:
 
 
 def number_value(lang: str, word: str) -> int | None:
+    """A number in digits or written out whole ("soixante-huit", "setenta y cinco"; an article
+    "une", "a" is 1), or None."""
     w = fold(word)
     if w.isdigit():
         return int(w)
     if w in {"une", "una", "un", "a", "an"} or (lang == "en" and w == "one"):
         return 1
-    for i, name in enumerate(NUMBERS[lang]):
-        if w == fold(name):
+    return numbers.read(lang, w)
+
+
+def weekday_of(lang: str, word: str) -> int | None:
+    """0 (Monday) .. 6 for a weekday name or its abbreviation (with or without a period)."""
+    w = fold(word).rstrip(".")
+    for i, name in enumerate(WEEKDAYS[lang]):
+        if w == fold(name) or w in {fold(a) for a in WEEKDAY_ABBREVIATIONS[lang][i]}:
             return i
     return None
+
+
+@cache
+def date_words(lang: str) -> frozenset[str]:
+    """Folded words that say something of a date or a number: month and weekday names and their
+    abbreviations, written-out numbers. None may be copied out of a mention unread."""
+    months = {fold(m) for m in MONTHS[lang]} | {fold(a) for forms in MONTH_ABBREVIATIONS[lang] for a in forms}
+    months |= {fold(v) for v in MONTH_VARIANTS[lang]}
+    days = {fold(d) for d in WEEKDAYS[lang]}
+    days |= {fold(a) for forms in WEEKDAY_ABBREVIATIONS[lang] for a in forms}
+    return frozenset(months | days | (numbers.words(lang) - {"un", "une", "una", "a", "an"}))
 
 
 def unit_of(lang: str, word: str) -> tuple[str, tuple[str, str]] | None:

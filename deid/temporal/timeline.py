@@ -53,13 +53,14 @@ def unseal(sealed: str, pad: int) -> Point:
 
 
 class Timeline:
-    """The points of one patient, sorted by true day (true days are distinct)."""
+    """The points of one patient, sorted by true day, then surrogate day.
+
+    A true day has one point, except a birth date re-drawn at the scale of years after its day was
+    released as a plain date (``release(..., redraw=True)``): both points stay, sorted by their
+    surrogates, so a new point's room lies beyond both (the order holds with each)."""
 
     def __init__(self, points: Iterable[Point] = ()) -> None:
-        by_true: dict[int, Point] = {}
-        for p in points:
-            by_true.setdefault(p.true, p)  # one point per true day: the first one kept
-        self._points: list[Point] = sorted(by_true.values())
+        self._points: list[Point] = sorted(set(points))
 
     def __len__(self) -> int:
         return len(self._points)
@@ -74,29 +75,36 @@ class Timeline:
             return self._points[i].fake
         return None
 
-    def add(self, point: Point) -> None:
-        if self.fake_of(point.true) is None:
+    def add(self, point: Point, *, beside: bool = False) -> None:
+        """Add a new point; ``beside``: also when its true day has a point already (a re-drawn
+        birth date)."""
+        if self.fake_of(point.true) is None or (beside and point not in self._points):
             bisect.insort(self._points, point)
 
-    def room(self, true: int) -> tuple[int | None, int | None]:
+    def room(self, true: int, *, past_same_day: bool = False) -> tuple[int | None, int | None]:
         """The surrogate days a new point at ``true`` may take (inclusive; None: open side):
-        strictly between its neighbours' surrogates, or touching them when no day is left."""
+        strictly between its neighbours' surrogates, or touching them when no day is left.
+        ``past_same_day``: the neighbours are the points of other true days only."""
         i = bisect.bisect_left(self._points, Point(true, -(1 << 62)))
+        j = bisect.bisect_right(self._points, Point(true, 1 << 62)) if past_same_day else i
         pred = self._points[i - 1] if i > 0 else None
-        succ = self._points[i] if i < len(self._points) else None
+        succ = self._points[j] if j < len(self._points) else None
         lo = pred.fake + 1 if pred else None
         hi = succ.fake - 1 if succ else None
         if lo is not None and hi is not None and lo > hi:
             lo, hi = hi + 1, hi + 1  # no day left between them: the successor's own day (a tie)
         return lo, hi
 
-    def release(self, rng: random.Random, true: int, epsilon: float, unit: str) -> int:
-        """A surrogate day for a new true day (see the module doc); the caller adds the point."""
-        known = self.fake_of(true)
+    def release(self, rng: random.Random, true: int, epsilon: float, unit: str, *,
+                redraw: bool = False) -> int:
+        """A surrogate day for a new true day (see the module doc); the caller adds the point.
+        ``redraw``: a fresh draw even when the true day has a surrogate already (a birth date
+        known as a plain date first: its day-scale surrogate is not kept for it)."""
+        known = None if redraw else self.fake_of(true)
         if known is not None:
             return known
         delta = UNIT_DAYS[unit]
-        lo, hi = self.room(true)
+        lo, hi = self.room(true, past_same_day=redraw)
         if lo is None and hi is None:
             return round(true + laplace(rng, delta / epsilon))
         lo = lo if lo is not None else hi - OPEN_SIDE_DAYS  # type: ignore[operator]

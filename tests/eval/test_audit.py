@@ -144,3 +144,13 @@ def test_the_keep_table_in_the_privacy_doc_is_the_one_the_audit_reads() -> None:
 def test_replaced_spans_never_hold_text_outside_their_note() -> None:
     r = Replaced(0, 3, 0, 5, "X", "random", "Aaaaa")
     assert r.surrogate == "Aaaaa" and r.end - r.start == 3
+
+
+def test_a_relative_duration_is_allowed_only_where_the_profile_keeps_durations() -> None:
+    from deid.eval.audit import _allowed
+
+    duration = Mention(0, 11, "DATE", "3 weeks ago", "")
+    weekday = Mention(0, 11, "DATE", "last Monday", "2024-03-11")
+    assert _allowed(duration, "3", "random") and _allowed(duration, "3", "safe-harbor")
+    assert not _allowed(duration, "3", "placeholder") and not _allowed(duration, "3", "dp")
+    assert not _allowed(weekday, "monday", "safe-harbor")  # a pinned day is no duration

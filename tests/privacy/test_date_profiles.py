@@ -168,14 +168,16 @@ def _with_fake_ref(text: str, marks: list[tuple[str, Label]], day: date, n: int,
 
 
 def test_a_year_and_a_month_that_contain_the_note_date_contain_its_surrogate():
-    """A note of 5 April 2024 with an age (the note's date is then a timeline point): "en 2024" and
+    """A note of 5 April 2024 with a relative date (the note's date is then a timeline point; an age
+    alone no longer makes it one, issue 31): "en 2024" and
     "en avril 2024" stood at 2 July and 15 April, after the note's date, and flew off on the open
     side ("en 2045", "décembre 2024"). Over 100 patients the surrogate year and month contain the
     surrogate note date, as the true ones contain the true note date."""
-    text = "Patiente de 68 ans. Hospitalisée en 2024, revue en avril 2024."
-    marks = [("68 ans", Label.AGE), ("2024", Label.DATE), ("avril 2024", Label.DATE)]
+    text = "Patiente vue il y a 3 jours. Hospitalisée en 2024, revue en avril 2024."
+    marks = [("il y a 3 jours", Label.DATE), ("2024", Label.DATE), ("avril 2024", Label.DATE)]
     for out, fake_ref in _with_fake_ref(text, marks, date(2024, 4, 5), 100, seed=3):
-        m = re.fullmatch(r"Patiente de \d+ ans?\. Hospitalisée en (\d{4}), revue en (\w+) (\d{4})\.", out)
+        m = re.fullmatch(r"Patiente vue il y a \d+ jours?\. Hospitalisée en (\d{4}), "
+                         r"revue en (\w+) (\d{4})\.", out)
         assert m, out
         assert int(m[1]) == fake_ref.year, (out, fake_ref)
         assert (MONTHS["fr"].index(m[2]) + 1, int(m[3])) == (fake_ref.month, fake_ref.year), (out, fake_ref)
@@ -184,10 +186,10 @@ def test_a_year_and_a_month_that_contain_the_note_date_contain_its_surrogate():
 def test_a_later_year_stays_after_the_note_year():
     """"prévue en 2025" in a note of 2024: the later period keeps its order with the note's own
     year (100 patients, the year of the note before the next one)."""
-    text = "Patiente de 68 ans, vue en 2024, revue prévue en 2025."
-    marks = [("68 ans", Label.AGE), ("2024", Label.DATE), ("2025", Label.DATE)]
+    text = "Patiente vue il y a 3 jours, vue en 2024, revue prévue en 2025."
+    marks = [("il y a 3 jours", Label.DATE), ("2024", Label.DATE), ("2025", Label.DATE)]
     for out, fake_ref in _with_fake_ref(text, marks, date(2024, 4, 20), 100, seed=4):
-        m = re.fullmatch(r"Patiente de \d+ ans?, vue en (\d{4}), revue prévue en (\d{4})\.", out)
+        m = re.fullmatch(r"Patiente vue il y a \d+ jours?, vue en (\d{4}), revue prévue en (\d{4})\.", out)
         assert m, out
         assert int(m[1]) == fake_ref.year and int(m[2]) >= int(m[1]), (out, fake_ref)
 

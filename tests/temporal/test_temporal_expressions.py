@@ -33,7 +33,7 @@ REF = date(2020, 3, 1)
         ("10 years ago", "en", "relative", "year"),
         ("March 2019", "en", "date", "month"),
         ("20200212", "fr", "date", "day"),
-        ("202002121530", "en", "date", "day"),
+        ("202002120000", "en", "date", "day"),
     ],
 )
 def test_date_mentions_parse_with_their_unit_and_render_back_identically(text, lang, kind, unit):
@@ -41,6 +41,14 @@ def test_date_mentions_parse_with_their_unit_and_render_back_identically(text, l
     assert t is not None
     assert (t.kind, t.unit) == (kind, unit)
     assert render(t) == text
+
+
+def test_a_compact_timestamps_time_of_day_is_written_back_as_zeros():
+    """The time of a compact timestamp is not on the timeline; it was copied out as written (issue 31:
+    no part of a mention is copied out unread)."""
+    t = parse("202002121530", "en", ref=REF)
+    assert t is not None and t.when == date(2020, 2, 12)
+    assert render(t) == "202002120000"
 
 
 @pytest.mark.parametrize(
@@ -98,7 +106,7 @@ def test_month_and_year_dates_are_timeline_points_at_the_middle_of_their_period(
 def test_unreadable_mentions_are_refused():
     assert parse("Noël", "fr") is None
     assert parse("{12/02/2020}", "fr") is None
-    assert parse("quarante", "fr", age=True) is None
+    assert parse("âge inconnu", "fr", age=True) is None
 
 
 def test_canonical_form_is_spelling_independent_and_restores_values():
