@@ -18,9 +18,9 @@ of it is in a closed list of such words, so that the span itself is the proof:
   hospital's name identifies no one (the realistic corpus's guideline; HIPAA's list). Our own
   English generator marks wards as places: its dev set (``en-dev``) reads this as lost recall;
 - **a clock time** written as four digits, read as a date that no year can be ("0430", "2352")
-  or as a phone (or, in English, a postcode: "0620");
-- **a date without a digit and without a word of a date** (a month, a weekday, a written-out
-  number, "yesterday", a season): "d/c", "w/d", "DEATH";
+  or as a phone ("called 0430");
+- **a date in small letters without a digit and without a word of a date** (a month, a
+  weekday, a written-out number, "yesterday", a season): "d/c", "w/d", "f/u";
 - **a named ward or bay** ("Beech Ward"), like any ward without its hospital;
 - **"Will" or "May" opening a sentence before a verb in its base form** ("Will follow daily.",
   "May need PT"): the English modal, not the name ("Will reports ..." stays a name).
@@ -109,7 +109,7 @@ _DEPARTMENT = frozenset({
     "anaesthesia", "anaesthetics", "anesthesia", "anesthesiology", "palliative", "hospice", "rehab",
     "rehabilitation", "physiotherapy", "physio", "occupational", "therapy", "speech", "language",
     "dietetics", "nutrition", "social", "work", "worker", "workers", "visitor", "visitors", "team",
-    "service", "services", "department", "dept", "division", "unit", "units", "ward", "wards", "bay",
+    "service", "services", "department", "dept", "division", "ward", "wards", "bay",
     "bed", "room", "floor", "level", "wing", "pod", "theatre", "theatres", "theater", "theaters",
     "clinic", "outpatient", "outpatients", "inpatient", "inpatients", "admissions", "admission",
     "discharge", "lounge", "assessment", "day", "night", "east", "west", "north", "south", "main",
@@ -119,7 +119,8 @@ _DEPARTMENT = frozenset({
     "attending", "resident", "fellow", "consultant", "registrar", "and", "of", "the", "&", "/", "-",
 })  # fmt: skip
 
-_WARD_WORDS = frozenset({"ward", "wards", "bay", "unit", "pod"})
+# Not "unit" nor "suite": "Unit 12" is as often a flat of an address as a ward.
+_WARD_WORDS = frozenset({"ward", "wards", "bay", "pod"})
 _PARTICLE_BEFORE = re.compile(
     r"(?:\b(?:des|de|du|la|le|of|the|del|los|las|el)|[A-Z][\w'’\-]*)\s+$", re.IGNORECASE)
 # Words that make a date of a span without digits, besides months, weekdays and numbers.
@@ -169,6 +170,14 @@ def _only_language(text: str) -> bool:
     return " " not in word and fold(word) in _LANGUAGES
 
 
+def _inside_a_name(span: Span, text: str) -> bool:
+    """A capitalised word right before or after the span on its line: the span may be the cut
+    part of a longer name ("Greater Manchester Mental [Health] NHS Foundation Trust")."""
+    before = re.search(r"([^\W\d_][\w'’&\-]*)[ \t]+$", text[max(0, span.start - 40) : span.start])
+    after = re.match(r"[ \t]+([^\W\d_][\w'’&\-]*)", text[span.end : span.end + 40])
+    return any(m is not None and m[1][0].isupper() for m in (before, after))
+
+
 def _only_department(text: str) -> bool:
     words = _words(text)
     named = [w for w in words if not _ROOM_NUMBER.fullmatch(w)]
@@ -178,9 +187,10 @@ def _only_department(text: str) -> bool:
 
 
 def _no_date_word(span: Span, text: str, language: str) -> bool:
-    """A date with no digit and no word of a date in it ("d/c", "w/d", "DEATH")."""
+    """A date in small letters with no digit and no word of a date in it ("d/c", "w/d", "f/u").
+    A capitalised one may be a name the model mislabelled ("Lima", "HCMC"): kept."""
     words = text[span.start : span.end]
-    if any(c.isdigit() for c in words):
+    if any(c.isdigit() or c.isupper() for c in words):
         return False
     return not any(_date_word(w, language) for w in _LETTERS.findall(words))
 
@@ -201,8 +211,8 @@ def _clock_time(span: Span, text: str, language: str) -> bool:
         return False
     if span.label.category is Category.DATE:
         return not 1850 <= int(word) <= 2100  # "1930" may be a year; "0430" and "2352" cannot
-    # no phone has four digits; no English-speaking country's postcode is four digits alone
-    return span.label in (Label.PHONE, Label.FAX) or (span.label is Label.POSTCODE and language == "en")
+    # no phone has four digits (a four-digit "postcode" is as often a house number: kept)
+    return span.label in (Label.PHONE, Label.FAX)
 
 
 def _modal(span: Span, text: str) -> bool:
@@ -257,7 +267,8 @@ def names_no_one(span: Span, text: str, language: str) -> bool:
         # "Promenade des Anglais", "Spanish Town": a language after a particle or a name is a part
         return _PARTICLE_BEFORE.search(text, max(0, span.start - 30), span.start) is None
     if span.label in (Label.HOSPITAL, Label.ORG, Label.LOCATION) and language == "en":
-        return _only_department(words)  # an English vocabulary ("Hospital General" is a name)
+        # an English vocabulary ("Hospital General" is a name)
+        return _only_department(words) and not _inside_a_name(span, text)
     return False
 
 

@@ -60,6 +60,10 @@ NOT_PROVEN_BY_OWN_WORDS = [
     ("N° : E24-0412 le 09/04", ("0412", Label.PHONE), "fr"),  # a part of an identifier
     ("depuis la Promenade des Anglais", ("Anglais", Label.LOCATION), "fr"),  # part of a name
     ("1086 Teaneck Rd, Suite 3B", ("Suite 3B", Label.STREET), "en"),  # a unit of an address
+    ("207 Camellia Blvd, Unit 12, Lafayette", ("Unit 12", Label.LOCATION), "en"),  # a flat, not a ward
+    ("1400 Kaliste Saloom Rd", ("1400", Label.POSTCODE), "en"),  # a house number the model mislabelled
+    ("cholecystectomy (Lima, 1988)", ("Lima", Label.DATE), "en"),  # a town the model called a date
+    ("Greater Manchester Mental Health NHS Trust", ("Health", Label.HOSPITAL), "en"),  # cut from a name
     ("seen at St Luke's Hospital", ("St Luke's Hospital", Label.HOSPITAL), "en"),
     ("married in 1930 in Leeds", ("1930", Label.DATE), "en"),  # a year
 ]
