@@ -30,6 +30,10 @@ class WorkerMetrics:
         self.budget_exhaustions = Counter("deid_budget_exhaustions",
                                           "Notes whose patient budget was exhausted (fallback used)",
                                           registry=r)
+        self.dates_out_of_window = Counter(
+            "deid_dates_out_of_window",
+            "Dates in the text outside 1850 .. document date + 30 years, placeholdered off the timeline",
+            registry=r)
         self.store_errors = Counter("deid_store_errors", "Store unavailable while substituting (retried)",
                                     registry=r)
         self.publish_errors = Counter("deid_publish_errors", "Failed publish attempts (retried)", registry=r)

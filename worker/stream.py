@@ -130,6 +130,7 @@ class StreamWorker:
         self.batches_done = 0
         # Broker reachability, from a metadata probe on a connection of its own (readiness).
         self.probe_failures = 0
+        self._dates_out_of_window_seen = 0  # the substituter's running count already exported
         self._probe_task: asyncio.Task[None] | None = None
         self._last_broker_answer = time.monotonic()
         # The store's write probe: keyed by the secret like every stored key, one per client id,
@@ -709,6 +710,14 @@ class StreamWorker:
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self.settings.redis.retry_backoff_max_s)
 
+    def _export_substitution_stats(self) -> None:
+        """The substituter's counts (``Substituter.stats``, kept in the core) as metrics."""
+        stats = getattr(self.pipeline.substituter, "stats", None)
+        seen = stats.get("dates_out_of_window", 0) if stats is not None else 0
+        if seen > self._dates_out_of_window_seen:
+            self.metrics.dates_out_of_window.inc(seen - self._dates_out_of_window_seen)
+            self._dates_out_of_window_seen = seen
+
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopping.wait(), seconds)
@@ -800,6 +809,7 @@ class StreamWorker:
         try:
             await self._consumer.commit(offsets)
             self.metrics.commits.inc()
+            self._export_substitution_stats()
         except KafkaError as exc:
             # Rebalanced away: the next owner re-processes from the last commit (same bytes out).
             self.metrics.commit_failures.inc()

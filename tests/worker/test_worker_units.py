@@ -120,3 +120,24 @@ def test_third_party_loggers_are_pinned_even_when_the_root_is_at_debug() -> None
 def test_a_document_date_inside_the_window_is_read() -> None:
     res = dec(orjson.dumps({"event_id": "e", "patient_id": "p", "text": "t", "document_date": "1901-06-01"}))
     assert isinstance(res, RawNote) and res.document_date is not None
+
+
+def test_the_substituters_out_of_window_count_is_exported_once_per_date() -> None:
+    from collections import Counter
+    from types import SimpleNamespace
+
+    from prometheus_client import CollectorRegistry
+
+    from worker.metrics import WorkerMetrics
+    from worker.stream import StreamWorker
+
+    registry = CollectorRegistry()
+    stats: Counter[str] = Counter()
+    fake = SimpleNamespace(pipeline=SimpleNamespace(substituter=SimpleNamespace(stats=stats)),
+                           metrics=WorkerMetrics(registry), _dates_out_of_window_seen=0)
+    stats["dates_out_of_window"] += 2
+    StreamWorker._export_substitution_stats(fake)  # type: ignore[arg-type]
+    StreamWorker._export_substitution_stats(fake)  # type: ignore[arg-type]
+    stats["dates_out_of_window"] += 1
+    StreamWorker._export_substitution_stats(fake)  # type: ignore[arg-type]
+    assert registry.get_sample_value("deid_dates_out_of_window_total") == 3
