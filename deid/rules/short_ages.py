@@ -23,7 +23,14 @@ _KIN = (r"mother|father|son|daughter|dtr|sister|sis|brother|bro|wife|husband|par
         r"niece|nephew|aunt|uncle|grand(?:son|daughter|mother|father|child)|cousin|"
         r"m[èe]re|p[èe]re|fils|fille|s[oœ]eur|fr[èe]re|[ée]pouse|[ée]poux|mari|ni[èe]ce|neveu|tante|oncle|"
         r"petit-fils|petite-fille|madre|padre|hijo|hija|hermano|hermana|esposo|esposa|marido|"
-        r"sobrino|sobrina|t[íi]o|t[íi]a|nieto|nieta|abuelo|abuela|primo|prima")
+        r"sobrino|sobrina|t[íi]o|t[íi]a|nieto|nieta|abuelo|abuela|primo|prima|"
+        r"children|child|kids|sons|daughters|grandchildren|enfants|hijos|hijas|nietos")
+_TEMPERATURE_BEFORE = re.compile(
+    r"(?:\b(?:t|temp|temperature|tmax|tc|febrile|fever|afebrile|size|sz|gauge)\b|°|#)[^\n]{0,8}$", _I)
+# "16F Foley", "8 F NGT": a French gauge of a tube, not an age
+_GAUGE_AFTER = re.compile(
+    r"[ \t]*(?:foley|cath(?:eter)?|ng|ngt|og|ogt|tube|sheath|ett|drain|trach|suction|introducer|"
+    r"pigtail|coude|silicone|latex|fr\b|french|3-way|2-way|three-way|two-way)", _I)
 _NOT_AFTER_NUMBER = r"(?!\s*(?:%|mg|mcg|kg|g\b|mm|cm|ml|mL|am\b|pm\b|h\b|hrs?\b|min|d\b|wks?\b|\.\d|,\d|/))"
 
 
@@ -49,6 +56,10 @@ class ShortAgeRecognizer(RegexRecognizer):
             re.compile(r"\b(?:d\.|died|passed\s+away|deceased|dx(?:'?d)?|diagnosed|MI|CVA|stroke|cancer|ca)"
                        rf"\s+at\s+(?:age\s+)?(?P<phi>\d{{1,3}}){_NOT_AFTER_NUMBER}\b", _I),
             re.compile(rf"\bAGE\s*:\s*(?P<phi>\d{{1,3}}\s?[Yy]?){_NOT_AFTER_NUMBER}\b", _I),
+            # an age with the sex letter, as headers and handoffs write it: "Olive  91F  rm 318",
+            # "54 F  POD 1", "67 yoM", "Pre-op: 23M," (a temperature in Fahrenheit is left: see below)
+            re.compile(r"(?<![\w.,/°+-])(?P<phi>\d{1,3}(?:[ \t]?(?:yo|y/o|y))?)[ \t]?(?P<sex>[MF])"
+                       r"(?![\w'’/])"),
         ),
         "fr": (
             re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}\s?a)(?=\s*[.,;:)]|\s*$)", re.MULTILINE),
@@ -72,4 +83,10 @@ class ShortAgeRecognizer(RegexRecognizer):
         if match.group("phi") is None:
             return None
         digits = re.match(r"\d+", match.group("phi"))
-        return self.label if digits is not None and int(digits.group()) <= 115 else None
+        if digits is None or int(digits.group()) > 115:
+            return None
+        if "sex" in match.groupdict() and (
+                _TEMPERATURE_BEFORE.search(text, max(0, match.start() - 16), match.start())
+                or _GAUGE_AFTER.match(text, match.end())):
+            return None  # "T 101 F": degrees Fahrenheit; "16F Foley": a tube's gauge; not an age
+        return self.label

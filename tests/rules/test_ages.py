@@ -60,3 +60,26 @@ def test_age_is_found(find: Find, text: str, lang: str, surface: str) -> None:
 )
 def test_durations_are_not_ages(find: Find, text: str, lang: str) -> None:
     assert [s for s in find(text, lang) if s[1] is A] == []
+
+
+@pytest.mark.parametrize(("text", "surface"), [
+    ("Thibodeaux, Olive  91F  rm 318", "91"),  # a handoff header: name, age and sex, room
+    ("VOLKOV, DMITRI   67 yoM   CCU bed 2", "67 yo"),
+    ("Pre-op: 23M, 36h RIF pain", "23"),
+    ("Inaya (4) at school, with the children (7)", "7"),  # an age after children
+])
+def test_an_age_with_the_sex_letter_is_an_age(text: str, surface: str) -> None:
+    from deid.rules import build_recognizers
+
+    (short_age,) = build_recognizers(["short_age"])
+    assert surface in [text[s.start:s.end] for s in short_age.find(text, "en")]
+
+
+@pytest.mark.parametrize("text", [
+    "T 101 F overnight", "Tmax 99.1F", "Size 14F catheter", "placed 16 F foley", "temp 100 F at 0400",
+])
+def test_a_temperature_or_a_tube_gauge_with_an_f_is_no_age(text: str) -> None:
+    from deid.rules import build_recognizers
+
+    (short_age,) = build_recognizers(["short_age"])
+    assert short_age.find(text, "en") == []
