@@ -106,3 +106,23 @@ def test_the_name_steps_take_linear_time_on_a_note_full_of_names() -> None:
 
     small, large = min(cost(500) for _ in range(3)), min(cost(5000) for _ in range(2))
     assert large / small < 20
+
+
+def test_an_english_institutions_name_is_grown_over_its_capitalised_words() -> None:
+    def grown(text: str, part: str, language: str = "en") -> str:
+        i = text.index(part)
+        (span,) = whole_extents([Span(i, i + len(part), Label.ORG, "ner")], text, language)
+        return text[span.start : span.end]
+
+    assert grown("placed with Kennington Home Care Ltd. Carers x4", "Kennington") == \
+        "Kennington Home Care Ltd"
+    assert grown("Guy's and St Thomas' NHS Foundation Trust", "St Thomas") == \
+        "St Thomas' NHS Foundation Trust"
+    assert grown("the Royal National Hospital for Rheumatic Diseases", "Royal National Hospital") == \
+        "Royal National Hospital for Rheumatic Diseases"
+    # not a department of it, a field's label, a new sentence, nor in another language
+    center = "Memorial Medical Center"
+    assert grown(f"to {center} ED for eval", center) == center
+    assert grown("St Mary's Hospital Address: 1 Main St", "St Mary's Hospital") == "St Mary's Hospital"
+    assert grown("transferred to MGH. Patient stable", "MGH") == "MGH"
+    assert grown("Hospital Universitario La Paz", "Hospital Universitario", "es") == "Hospital Universitario"
