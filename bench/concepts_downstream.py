@@ -53,8 +53,9 @@ def main() -> None:
     args = ap.parse_args()
 
     import os
+    import secrets
 
-    os.environ.setdefault("DEID_HMAC_SECRET", "bench-concepts-" + "x" * 32)  # a throwaway key
+    os.environ.setdefault("DEID_HMAC_SECRET", secrets.token_urlsafe(32))  # a throwaway key
     from deid.cli._detector import hybrid_detector
     from deid.concepts.tagger import load_concept_tagger
     from deid.settings import Settings

@@ -170,7 +170,7 @@ def main() -> int:
 
         from pydantic import SecretStr
 
-        settings.hmac_secret = SecretStr(secrets.token_hex(32))
+        settings.hmac_secret = SecretStr(secrets.token_urlsafe(32))
     settings.model.enabled = not args.no_model
     settings.http.host, settings.http.port = "127.0.0.1", 0
     if args.max_events:

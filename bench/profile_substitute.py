@@ -44,7 +44,7 @@ def main() -> None:
     from pipeline_throughput import make_notes
 
     settings = Settings()
-    settings.hmac_secret = settings.hmac_secret or SecretStr(secrets.token_hex(32))
+    settings.hmac_secret = settings.hmac_secret or SecretStr(secrets.token_urlsafe(32))
     settings.model.enabled = False
     if args.profile:
         settings.profile = args.profile  # type: ignore[assignment]

@@ -17,9 +17,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # No secret ships in the source: a default anyone can read would let them recompute every
 # pseudonym. The worker and the MLLP bridge refuse to start without DEID_HMAC_SECRET of at least
-# MIN_SECRET_BYTES; `deid demo` draws a random one per run; one-off library and command-line uses
-# (`deid redact FILE`) get a random per-process secret (`secret_bytes`), consistent within the
-# process only. See docs/STORE.md (threat model).
+# MIN_SECRET_BYTES that looks random (`secret_weakness`); `deid demo` draws a random one per run;
+# one-off library and command-line uses (`deid redact FILE`) get a random per-process secret
+# (`secret_bytes`), consistent within the process only. See docs/STORE.md (threat model).
 MIN_SECRET_BYTES = 32
 _process_secret: bytes | None = None
 
@@ -33,19 +33,27 @@ KNOWN_SECRET_DIGESTS = frozenset({
     "057ba03d6c44104863dc7361fe4578965d1887360f90a0895882e58a6248fc86",
     "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b",
 })
-# 12, not 16: 64 hex characters (`openssl rand -hex 32`) hold fewer than 16 distinct ones in
-# about one draw in four, fewer than 12 in about one in six million.
-MIN_SECRET_DISTINCT = 12
+# A secret must look random (issue 33): at least 16 distinct characters and more than one class
+# of character. Base64 of 32 random bytes (`openssl rand -base64 32`, 44 characters) holds about 31
+# distinct characters and fewer than 16 in about one draw in 10^15. A hex string has at most 16
+# distinct characters: 64 hex characters (`openssl rand -hex 32`) miss one in about one draw in
+# four, so hex is not the recommended form (the refusal says so).
+MIN_SECRET_DISTINCT = 16
+SECRET_ADVICE = "e.g. `openssl rand -base64 32`"
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def secret_weakness(value: bytes) -> str | None:
-    """Why ``value`` cannot be a random secret, or None: a known default, too few distinct
-    characters (a hex string of 32 random bytes has 15.7 on average), or one class of character only."""
+    """Why ``value`` (UTF-8) cannot be a random secret, or None: a known default, fewer than
+    ``MIN_SECRET_DISTINCT`` distinct characters, or one class of character only (digits, lower
+    case, upper case, other)."""
     if hashlib.sha256(value).hexdigest() in KNOWN_SECRET_DIGESTS:
         return "a published default"
-    if len(set(value)) < MIN_SECRET_DISTINCT:
-        return f"{len(set(value))} distinct characters, at least {MIN_SECRET_DISTINCT} are required"
     text = value.decode("utf-8", "replace")
+    distinct = len(set(text))
+    if distinct < MIN_SECRET_DISTINCT:
+        hint = "; a hex string has at most 16, use base64" if set(text) <= _HEX_DIGITS else ""
+        return f"{distinct} distinct characters, at least {MIN_SECRET_DISTINCT} are required{hint}"
     classes = sum(any(f(c) for c in text) for f in (str.isdigit, str.islower, str.isupper,
                                                     lambda c: not c.isalnum()))
     if classes < 2:
@@ -60,7 +68,7 @@ class SecretNotSet(ValueError):
 def _random_process_secret() -> bytes:
     global _process_secret
     if _process_secret is None:
-        _process_secret = secrets.token_hex(32).encode("ascii")
+        _process_secret = secrets.token_urlsafe(32).encode("ascii")  # passes secret_weakness
     return _process_secret
 
 
@@ -231,6 +239,10 @@ class Settings(BaseSettings):
     # DEID_LOCALES='{"en": "en-GB"}' for a UK hospital. Default: fr-FR, es-ES, en-US.
     locales: dict[Literal["fr", "es", "en"], Literal["fr-FR", "es-ES", "en-US", "en-GB"]] = Field(
         default_factory=dict)
+    # An English note with no locale, in a feed whose DEID_LOCALES does not name one for English:
+    # en-GB or en-US read from its text (deid.locales: dates, postcodes, NHS numbers, spellings),
+    # en-US when the text says too little. false: en-US for every such note, as before.
+    locale_from_text: bool = True
 
     @field_validator("locales")
     @classmethod
@@ -263,17 +275,18 @@ class Settings(BaseSettings):
         return self.hmac_secret.get_secret_value().encode("utf-8")
 
     def require_secret(self) -> bytes:
-        """The configured secret; ``SecretNotSet`` (one line naming the setting) when it is absent
-        or shorter than ``MIN_SECRET_BYTES``. Services call this before anything else."""
+        """The configured secret; ``SecretNotSet`` (one line naming the setting) when it is absent,
+        shorter than ``MIN_SECRET_BYTES`` or does not look random (``secret_weakness``). Services
+        call this before anything else."""
         if self.hmac_secret is None or not self.hmac_secret.get_secret_value():
             raise SecretNotSet(f"DEID_HMAC_SECRET is not set: a secret of at least {MIN_SECRET_BYTES} "
-                               "bytes is required (e.g. `openssl rand -hex 32`)")
+                               f"bytes is required ({SECRET_ADVICE})")
         value = self.secret_bytes()
         if len(value) < MIN_SECRET_BYTES:
             raise SecretNotSet(f"DEID_HMAC_SECRET is too short ({len(value)} bytes): at least "
-                               f"{MIN_SECRET_BYTES} bytes are required (e.g. `openssl rand -hex 32`)")
+                               f"{MIN_SECRET_BYTES} bytes are required ({SECRET_ADVICE})")
         weakness = secret_weakness(value)
         if weakness is not None:
             raise SecretNotSet(f"DEID_HMAC_SECRET does not look random ({weakness}): use a fresh random "
-                               "value (e.g. `openssl rand -hex 32`)")
+                               f"value ({SECRET_ADVICE})")
         return value

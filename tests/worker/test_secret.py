@@ -1,9 +1,12 @@
-"""No default secret: the services refuse to start without DEID_HMAC_SECRET (>= 32 bytes), the
-source holds no usable secret, and the command-line memo file needs a stable one."""
+"""No default secret: the services refuse to start without DEID_HMAC_SECRET (>= 32 bytes that look
+random: issue 33), the source holds no usable secret, and the command-line memo file needs a stable
+one."""
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -83,27 +86,86 @@ def test_redact_with_a_memo_file_and_a_secret_is_consistent_across_runs(tmp_path
     assert outs[0].stdout == outs[1].stdout
 
 
+# Issue 33: a secret must look random. Each rule with a value it alone refuses; the 12- to
+# 15-distinct values were accepted before (the former floor was 12 distinct characters).
 @pytest.mark.parametrize(("secret", "why"), [
-    (" " * 32, "distinct characters"),
-    ("s" * 40, "distinct characters"),
-    ("dev-only-secret-change-me-0123456789", "published default"),
-    ("abcdefghijklmnopqrstuvwxyzabcdefgh", "one class"),
-    ("12345678901234567890123456789012", "distinct characters"),
+    (" " * 32, "1 distinct characters, at least 16"),
+    ("s" * 40, "1 distinct characters, at least 16"),
+    ("é" * 16, "1 distinct characters, at least 16"),  # 32 bytes of UTF-8, one character
+    ("aB3$xY7!kL9#" * 3, "12 distinct characters, at least 16"),  # four classes, 36 bytes
+    ("Ab1-Cd2_Ef3.Gh4" * 3, "15 distinct characters, at least 16"),
+    (("0123456789abcde" * 5)[:64], "15 distinct characters, at least 16 are required; a hex string"),
+    ("12345678901234567890123456789012", "10 distinct characters"),
+    ("dev-only-secret-change-me-0123456789", "a published default"),
+    ("abcdefghijklmnopqrstuvwxyzabcdefgh", "one class of character only"),
+    ("ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGH", "one class of character only"),
+    ("!@#$%^&*()_+-=[]{};:,.<>/?~|!@#$%^&*", "one class of character only"),
 ])
-def test_a_secret_that_does_not_look_random_is_refused_in_one_line(secret: str, why: str) -> None:
-    with pytest.raises(SecretNotSet, match=why):
+def test_a_secret_that_does_not_look_random_is_refused_with_its_rule(secret: str, why: str) -> None:
+    with pytest.raises(SecretNotSet, match=re.escape(why)) as refused:
         Settings.model_validate({"hmac_secret": secret}).require_secret()
-    proc = _deid("worker", env=_env(DEID_HMAC_SECRET=secret))
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith("DEID_HMAC_SECRET does not look random")
+    assert secret not in message  # the refusal never prints the secret
+    assert "openssl rand -base64 32" in message
+
+
+@pytest.mark.parametrize("command", ["worker", "mllp"])
+def test_a_service_with_a_secret_that_does_not_look_random_exits_2_in_one_line(command: str) -> None:
+    proc = _deid(command, env=_env(DEID_HMAC_SECRET="aB3$xY7!kL9#" * 3))
     assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1 and "does not look random" in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"deid {command}: error: DEID_HMAC_SECRET does not look random (12 distinct")
+    assert proc.stdout == ""
 
 
-def test_hex_and_base64_secrets_from_openssl_are_accepted() -> None:
+def test_a_secret_of_32_bytes_counts_bytes_and_distinct_characters_apart() -> None:
+    # 16 distinct two-byte characters in two classes: 32 bytes, 16 characters, accepted
+    greek = "αβγδεζηθΑΒΓΔΕΖΗΘ"
+    assert len(greek.encode()) == 32
+    assert Settings.model_validate({"hmac_secret": greek}).require_secret() == greek.encode()
+    with pytest.raises(SecretNotSet, match="too short \\(30 bytes\\)"):
+        Settings.model_validate({"hmac_secret": greek[:15]}).require_secret()
+
+
+def test_base64_and_urlsafe_secrets_are_accepted() -> None:
     import base64
     import random
 
     rng = random.Random(7)  # 2,000 draws of each: a rule refusing one in a thousand would show
     for _ in range(2000):
         raw = rng.randbytes(32)
-        for value in (raw.hex(), base64.b64encode(raw).decode()):
+        for value in (base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode().rstrip("=")):
             assert Settings.model_validate({"hmac_secret": value}).require_secret() == value.encode()
+
+
+def test_a_hex_secret_passes_only_with_all_sixteen_digits_about_three_draws_in_four() -> None:
+    """The cost of the 16-distinct rule, stated: P(64 random hex digits hold all 16) = 0.765
+    (coupon collector, exact). 4,000 draws, seed 7: the standard error is 0.0067, the tolerance
+    0.03 (4.5 of them)."""
+    import random
+
+    rng = random.Random(7)
+    accepted = 0
+    for _ in range(4000):
+        value = rng.randbytes(32).hex()
+        try:
+            Settings.model_validate({"hmac_secret": value}).require_secret()
+            accepted += 1
+            assert len(set(value)) == 16
+        except SecretNotSet as exc:
+            assert len(set(value)) < 16 and "use base64" in str(exc)
+    assert abs(accepted / 4000 - 0.765) < 0.03
+
+
+def test_no_code_draws_a_hex_hmac_secret() -> None:
+    """The demo, the benchmarks and the per-process secret draw base64 (``token_urlsafe``): a hex
+    draw would make `deid demo` refuse its own secret about one run in four."""
+    sources = [*ROOT.glob("deid/**/*.py"), *ROOT.glob("worker/**/*.py"), *ROOT.glob("bench/**/*.py")]
+    hex_secret = re.compile(r"(SecretStr|HMAC_SECRET|_process_secret)[^\n]*token_hex")
+    drawing = [str(p.relative_to(ROOT)) for p in sources if hex_secret.search(p.read_text(encoding="utf-8"))]
+    assert drawing == []
+    for _ in range(2000):
+        value = secrets.token_urlsafe(32)
+        assert Settings.model_validate({"hmac_secret": value}).require_secret() == value.encode()

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings()
     if settings.hmac_secret is None:
         # No default secret exists; the demo's pseudonyms only need to hold for this run.
-        settings.hmac_secret = SecretStr(secrets.token_hex(32))
+        settings.hmac_secret = SecretStr(secrets.token_urlsafe(32))
         print("secret: a random DEID_HMAC_SECRET drawn for this run (set one to keep pseudonyms "
               "across runs)", flush=True)
     settings.http.host = "127.0.0.1"

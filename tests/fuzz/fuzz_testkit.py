@@ -1,0 +1,65 @@
+"""Helpers of the fuzz tests (a uniquely named module: test directories are not packages)."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from hypothesis import event, settings
+from hypothesis.control import currently_in_test_context
+
+T = TypeVar("T")
+
+FUZZ_PROFILE = "deid-fuzz"  # registered by this directory's conftest.py
+
+
+def budget(share: float = 1.0) -> settings:
+    """The directory's profile, with ``share`` of its examples (a test whose examples are costly
+    takes fewer; at least one)."""
+    base = settings.get_profile(FUZZ_PROFILE)
+    return settings(base, max_examples=max(1, round(base.max_examples * share)))
+
+
+def outcome(label: str) -> None:
+    """Count ``label`` in hypothesis's statistics (``--hypothesis-show-statistics``: how often each
+    answer came, i.e. which paths the inputs reached); a no-op outside a property test."""
+    if currently_in_test_context():
+        event(f"outcome: {label}")
+
+
+class TooSlow(AssertionError):
+    pass
+
+
+def within(fn: Callable[[], T], *, size: int, base_s: float, per_unit_s: float) -> T:
+    """``fn()``, failing when it took more than ``base_s + per_unit_s * size`` seconds of this
+    thread's CPU time: a bound linear in the input's size. CPU time, not wall time, so that other
+    processes on a loaded machine do not count; the bound is generous (tens of times the measured
+    cost), so only a super-linear path or a hang-like stall trips it. The garbage collector is
+    paused meanwhile: a full collection of the test process's heap is not the input's cost.
+    First calls (imports, tables loaded once) belong in a warm-up before."""
+    limit = base_s + per_unit_s * size
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.thread_time()
+        result = fn()
+        spent = time.thread_time() - start
+    finally:
+        if collecting:
+            gc.enable()
+    if spent > limit:
+        raise TooSlow(f"{spent:.3f} s of CPU for an input of {size} units, bound {limit:.3f} s")
+    return result
+
+
+def best_of(fn: Callable[[], object], tries: int = 3) -> float:
+    """The least CPU time of ``tries`` runs of ``fn``."""
+    best = float("inf")
+    for _ in range(tries):
+        start = time.thread_time()
+        fn()
+        best = min(best, time.thread_time() - start)
+    return best
