@@ -51,7 +51,8 @@ class RawNote(BaseModel):
     language: Literal["fr", "es", "en"] = "fr"
     document_date: date | None = None  # reference for durations; absent -> dates use placeholders
     # Conventions of the feed: "en-US" reads 3/9/2024 as March 9 and draws US places, "en-GB" day
-    # first and UK places; absent -> the language's default (fr-FR, es-ES, en-US).
+    # first and UK places; absent -> DEID_LOCALES for the language, else (English) the locale the
+    # text shows (deid.locales, set by the worker as it decodes), else fr-FR, es-ES, en-US.
     locale: Literal["fr-FR", "es-ES", "en-US", "en-GB"] | None = None
     # Order of numeric dates, overriding the locale's: "dmy" (12/03/2024 = 12 March) or "mdy".
     date_order: Literal["dmy", "mdy"] | None = None

@@ -4,7 +4,8 @@ Validation is strict and equal to ``schemas/raw-note.v1.json`` (pydantic strict 
 bytes: no ``true`` for 1, no number or datetime for a date); a test generates events from the
 schema and checks that both accept and reject the same ones. Two documented rules are stricter
 than the schema: a blank ``patient_id`` (``missing_patient_id``) and a ``text`` longer than
-``batch.max_text_chars`` (``text_too_large``). An absent ``language`` takes ``default_language``.
+``batch.max_text_chars`` (``text_too_large``). An absent ``language`` takes ``default_language``;
+an absent ``locale`` stays absent unless the text of an English note shows one (``deid.locales``).
 
 A dead letter's ``detail`` names fields from a fixed set (the schema's property names, or
 ``<unknown_field>``) and pydantic's error types: never a name or a value chosen by the producer.
@@ -21,6 +22,7 @@ import orjson
 from pydantic import ValidationError
 
 from deid.events import EARLIEST_DOCUMENT, DeadLetter, DeadLetterReason, RawNote, plausible_document_date
+from deid.locales import with_text_locale
 from deid.settings import Settings
 
 _LANGUAGES = ("fr", "es", "en")
@@ -94,4 +96,6 @@ def decode_record(value: bytes | None, *, topic: str, partition: int, offset: in
                     f"document_date must lie between {EARLIEST_DOCUMENT} and one year from today", obj)
     if "language" not in obj:
         note = note.model_copy(update={"language": settings.default_language})
-    return note
+    # no locale in the event nor in DEID_LOCALES for its language: an English note's is read from
+    # its text (DEID_LOCALE_FROM_TEXT), so a UK letter is not read month first with US places
+    return with_text_locale(note, settings)

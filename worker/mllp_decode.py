@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from deid.events import DeadLetter, DeadLetterReason, RawNote
 from deid.hl7 import Hl7Error, Hl7Message, parse_message, parse_note, read_header, to_raw_note
+from deid.locales import with_text_locale
 from deid.settings import Settings
 from worker.decode import record_time
 
@@ -77,7 +78,7 @@ def decode_hl7_record(value: bytes | None, *, topic: str, partition: int, offset
     (same signature, same PHI-free dead letters), so the worker dispatches on the record's topic."""
     checked = inspect_hl7(value, settings)
     if isinstance(checked.outcome, RawNote):
-        return checked.outcome
+        return with_text_locale(checked.outcome, settings)  # HL7 never names a locale
     why = checked.outcome
     return DeadLetter(reason=why.reason, detail=why.detail[:500], source_topic=topic,
                       partition=partition, offset=offset, event_id=_control_id(checked.header),

@@ -81,7 +81,9 @@ def register(subparsers: Any) -> None:
                    "without it they are noised alone or replaced by their placeholder")
     p.add_argument("--locale", choices=("fr-FR", "es-ES", "en-US", "en-GB"), default=None,
                    help="conventions of the notes: en-US reads 3/9/2024 as March 9 and draws US "
-                   "places, en-GB day first and UK places (default: the language's, en-US for en)")
+                   "places, en-GB day first and UK places (default: DEID_LOCALES for the language, "
+                   "else for English read from each note's text (day-first dates, postcodes, NHS "
+                   "numbers, spellings; said on standard error), else the language's: en-US for en)")
     p.add_argument("--date-order", choices=("dmy", "mdy"), default=None,
                    help="order of numeric dates, overriding the locale's")
     p.add_argument("--patient", metavar="ID", default="local",
@@ -184,7 +186,8 @@ def redact(text: str, spans: list[Span]) -> tuple[str, list[PlacedSpan]]:
 
 
 def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: str | None = None,
-               doc_date: date | None = None, patient: str | None = None) -> tuple[str, list[dict[str, Any]]]:
+               doc_date: date | None = None, patient: str | None = None,
+               locale: str | None = None) -> tuple[str, list[dict[str, Any]]]:
     """Surrogates through the substitution engine, memoized in a local store when asked."""
     import asyncio
 
@@ -216,7 +219,7 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
         rng = args.run_rng = random.Random(args.seed)
     note = deidentify_text(text, spans, lang or args.lang or "fr", doc_date or args.date,
                            strategy=args.strategy, rng=rng, store=store, patient_id=patient,
-                           locale=args.locale,
+                           locale=locale or args.locale,
                            date_order=args.date_order,
                            event_id=f"cli:{patient}:{hash_text(text)}")
     if args.store is not None:
@@ -255,7 +258,26 @@ def replace(note: Note, spans: list[Span], args: argparse.Namespace) -> tuple[st
              "strategy": p.strategy}
             for p in placed
         ]
-    return substitute(note.text, spans, args, lang=note.lang, doc_date=note.doc_date, patient=note.patient)
+    return substitute(note.text, spans, args, lang=note.lang, doc_date=note.doc_date, patient=note.patient,
+                      locale=note_locale(note, args))
+
+
+def note_locale(note: Note, args: argparse.Namespace) -> str | None:
+    """The locale to substitute ``note`` in: ``--locale``; else, for an English note whose locale
+    DEID_LOCALES does not set, the one its text shows (said on standard error, like a language read
+    from the text); else None (DEID_LOCALES, or the language's default)."""
+    from deid.locales import read_english_locale, reads_locale_from_text
+    from deid.settings import Settings
+
+    if not reads_locale_from_text(note.lang, args.locale, Settings()):
+        return None
+    reading = read_english_locale(note.text)
+    if reading.locale is None:
+        return None
+    where = "standard input" if note.source == "-" else note.source
+    print(f"deid redact: {where}: locale {reading.locale} read from the text "
+          f"({', '.join(reading.reasons())}); give --locale to override", file=sys.stderr)
+    return reading.locale
 
 
 def payload(note: Note, output: str, spans: list[Span], out_spans: list[dict[str, Any]],
