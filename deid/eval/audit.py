@@ -248,6 +248,8 @@ def mention_leaks(note_id: str, m: Mention, text: str, replaced: Sequence[Replac
     else:
         whole = "".join(words(m.text))
         back = [whole] if whole and whole == "".join(words(out)) and len(whole) >= 2 else []
+        if back and all(_allowed(m, w, profile, regions) for w in words(m.text)):
+            back = []  # every word kept on purpose ("last Friday" where weekdays are kept)
     back = [w for w in back if not _allowed(m, w, profile, regions)]
     if "zip3" in kept(profile, m.label):
         digits = "".join(c for c in out if c.isdigit())

@@ -154,3 +154,11 @@ def test_a_relative_duration_is_allowed_only_where_the_profile_keeps_durations()
     assert _allowed(duration, "3", "random") and _allowed(duration, "3", "safe-harbor")
     assert not _allowed(duration, "3", "placeholder") and not _allowed(duration, "3", "dp")
     assert not _allowed(weekday, "monday", "safe-harbor")  # a pinned day is no duration
+
+
+def test_a_weekday_kept_where_the_profile_keeps_weekdays_is_no_leak() -> None:
+    text = "Fell last Friday at home."
+    m = Mention(5, 16, "DATE", "last Friday", "2024-03-08")
+    same = [Replaced(5, 16, 5, 16, "DATE", "random", "last Friday")]
+    assert mention_leaks("n1", m, text, same, "random") == []
+    assert [f.kind for f in mention_leaks("n1", m, text, same, "dp")] == ["drawn_back"]
