@@ -128,6 +128,8 @@ class FormatOperator(_Memoized):
         lab, lang, text, rng = it.label, ctx.language, it.text, ctx.rng
         cat = lab.category
         if cat is Category.TEL:
+            if not any(c.isdigit() for c in text):  # a word the detector called a phone: no digit to
+                return formats.identifier(rng, text)  # draw, so every letter is drawn instead
             return formats.phone_digits(rng, text)
         if lab is Label.EMAIL:
             return self._email(ctx, text, memo, drawn)
@@ -178,6 +180,8 @@ class FormatOperator(_Memoized):
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         value, cat = memo[item.key], item.label.category
         if cat is Category.TEL:
+            if not any(c.isdigit() for c in item.text):
+                return _reshaped(item.text, value), "random"
             return formats.render_phone(item.text, value), "random"
         if cat is Category.QID:
             if formats.is_nir(item.text):

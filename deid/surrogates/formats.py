@@ -132,7 +132,7 @@ def identifier(rng: random.Random, original: str) -> str:
     if raw.isdigit() and len(raw) >= 8 and luhn_valid(raw):
         return reshape(original, _luhn_complete(_rand_digits(rng, len(raw) - 1)))
     new = "".join(
-        rng.choice(string.digits) if c.isdigit()
+        rng.choice(string.digits) if c.isdigit() or c.isnumeric()  # "½", "〇": numbers too
         else rng.choice(string.ascii_uppercase) if c.isupper()
         else rng.choice(string.ascii_lowercase) if c.isalpha() else c
         for c in raw)
