@@ -130,7 +130,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
             continue
         w = m.group()
         label = _echo_label(w, words, forms, initials)
-        if label is None or not _plausible_occurrence(w, text, m.start(), lower_names):
+        if label is None or not _plausible_occurrence(w, text, m.start(), lower_names, language):
             continue
         added.append(Span(m.start(), m.end(), label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
@@ -155,9 +155,11 @@ def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label],
     return None
 
 
-def _plausible_occurrence(w: str, text: str, start: int, lower_names: bool) -> bool:
-    if w.islower() and (not lower_names or is_person_word(w)):
-        return False  # "her", "son" in lower case are the words, whatever name holds them
+def _plausible_occurrence(w: str, text: str, start: int, lower_names: bool, language: str) -> bool:
+    if w.islower() and (not lower_names or (language != "es" and is_person_word(w))):
+        # "her", "son" in lower case are the words, whatever name holds them; not in Spanish,
+        # where MEDDOCAN's guideline marks a relative's kinship word ("su esposa") as PHI
+        return False
     if fold(w) in COMMON_WORDS:
         sentence_start = _SENTENCE_END.search(text, max(0, start - 4), start) is not None
         return w[0].isupper() and not w.isupper() and not sentence_start
