@@ -86,6 +86,14 @@ def register(sub: Any) -> None:
         metavar="NAME",
         help="with --export: the version string the model reports (default: the checkpoint's)",
     )
+    p.add_argument("--from-repr", nargs="+", default=[], metavar="FILE",
+                   help="instead of text: train a de-identification head only from representation files "
+                   "(deid share-repr), all made with one frozen model; writes the head to --out")
+    p.add_argument("--repr-model", metavar="DIR", default="",
+                   help="with --from-repr and --dev: the frozen representation model the files were made "
+                   "with (checked by sha256), used to represent the dev corpus for scoring")
+    p.add_argument("--head-epochs", type=int, default=5, help="with --from-repr: training epochs")
+    p.add_argument("--head-hidden", type=int, default=64, help="with --from-repr: BiLSTM units per direction")
     p.set_defaults(handler=run)  # fmt: skip
 
 
@@ -108,6 +116,11 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from exc
         print(f"exported to {args.out}")
         return 0
+
+    if args.from_repr:
+        from deid.share.from_repr import train_from_repr
+
+        return train_from_repr(args)
 
     from deid.corpora import CorpusFormatError, read_corpus
     from deid.ner.train import TrainConfig, train
