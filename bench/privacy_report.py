@@ -12,7 +12,8 @@ fallback hides the mechanism), one batch of 32 notes at a time, and the output i
 
 Measured per strategy and parameter (eps per note for dp, the timeline mechanism; maximum shift in
 days for shift, the i2b2 baseline):
-- linkage: the interval-sequence attack of the 2022 paper. The attacker holds the original
+- linkage: the interval-sequence attack of the 2022 paper (for safe-harbor, which prints years
+  only, the sequence of years; placeholder prints no date). The attacker holds the original
   documents; each de-identified document is matched to the original whose sequence of
   intervals between consecutive clinical dates is (a) identical, (b) nearest in L1 (same length).
   Success = the match is the true document and unique. Target (issue 15): exact <= 5 %;
@@ -306,6 +307,19 @@ def measure(docs: list[Doc], strategy: str, param: float, seed: int) -> Result:
     return r
 
 
+def safe_harbor(docs: list[Doc]) -> Result:
+    """The safe-harbor profile prints each date's true year and nothing finer (45 CFR
+    164.514(b)(2)(i)(C); ``tests/privacy/test_safe_harbor.py`` checks the engine does): the attacker
+    matches the sequence of years of a note's dates against the originals' (exact and nearest are
+    the same attack here), and a reader's best guess of a date is the middle of its year."""
+    r = Result("safe-harbor", 0.0)
+    years = [tuple(x.year for x in d.dates) for d in docs]
+    r.linkage_exact, r.linkage_nearest = linkage(years, years)
+    errs = [abs((x - date(x.year, 7, 1)).days) for d in docs for x in d.dates]
+    r.date_mae, r.date_median = statistics.fmean(errs), statistics.median(errs)
+    return r
+
+
 PlaceRow = tuple[str, str, float, float, float, float]  # mechanism, region, eps, feature d, km, true kept
 
 
@@ -339,7 +353,7 @@ def plots(results: list[Result], place_rows: list[PlaceRow], out: Path) -> list[
 
     names = []
     fig, ax = plt.subplots(figsize=(6, 4))
-    for strat, marker, color in (("dp", "o", "C0"), ("shift", "^", "C3")):
+    for strat, marker, color in (("dp", "o", "C0"), ("shift", "^", "C3"), ("safe-harbor", "s", "C2")):
         rs = sorted((r for r in results if r.strategy == strat), key=lambda r: r.date_mae)
         ax.plot([r.date_mae for r in rs], [r.linkage_nearest for r in rs], marker=marker, color=color,
                 label=f"{strat} (nearest)")
@@ -405,6 +419,7 @@ def main() -> None:
     # "interval" is the same timeline mechanism as "dp" since issue 15 (deid.substitution.temporal)
     results = [measure(docs, "dp", e, args.seed + 1) for e in eps_list]
     results += [measure(docs, "shift", s, args.seed + 3) for s in shifts]
+    sh = safe_harbor(docs)
     place_rows = place_report([0.05, 0.25, 1.0, 5.0], args.seed + 4)
     lines = [
         f"Synthetic corpus: {args.patients} patients, {len(docs)} notes, "
@@ -424,6 +439,12 @@ def main() -> None:
             f"| {r.birth_mae:.0f} | {r.birth_unchanged:.1%} "
             f"| {r.reversed_pairs} / {r.pairs_checked} | {r.age_contradictions} / {r.ages_checked} "
             f"| {r.crossing} / {r.before_note} | {r.placeholders} / {r.mentions} | {r.eps_per_patient:.2f} |")
+    lines += [
+        f"| safe-harbor (years only) | - | {sh.linkage_exact:.1%} | {sh.linkage_nearest:.1%} "
+        f"| {sh.date_median:.0f} / {sh.date_mae:.1f} | - | - | - | - | - | - | - | - | 0 |",
+        "| placeholder (no date printed) | - | 0 (no sequence) | 0 (no sequence) | - | - | - | - | - | - | - "
+        "| - | all | 0 |",
+    ]
     lines += ["", "Places on the production address tables (`deid/data/gazetteer_{fr,us}.csv.gz` as the "
               "engine loads them; candidate sets of the mechanism units, small units merged):", "",
               "| place mechanism | table | eps | mean feature distance | mean distance (km) "
@@ -432,7 +453,7 @@ def main() -> None:
     for mech, region, eps, fd, km, same in place_rows:
         lines.append(f"| {mech} | {region} | {eps:g} | {fd:.3f} | {km:.1f} | {same:.1%} |")
     if not args.no_plots:
-        names = plots(results, place_rows, args.out)
+        names = plots([*results, sh], place_rows, args.out)
         lines += [""] + [f"![{n}]({n})" for n in names]
     lines += ["", f"Run time: {time.perf_counter() - t0:.0f} s."]
     table = "\n".join(lines) + "\n"
