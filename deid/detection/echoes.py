@@ -73,11 +73,14 @@ def _initials(words: Sequence[str]) -> str | None:
     return "".join(w[0] for w in parts).upper()
 
 
-def _acronym(words: Sequence[str]) -> str | None:
+def _acronyms(words: Sequence[str]) -> list[str]:
     """The initials of an institution's capitalised words ("Front Range Presbyterian Medical
-    Center" -> "FRPMC"), three letters at least."""
+    Center" -> "FRPMC"), three letters at least, and those of its first three words or more: a
+    name the note writes whole ("Sheffield Teaching Hospitals NHS Foundation Trust") is abbreviated
+    by its head ("STH")."""
     parts = [w for w in words if w[0].isupper() and fold(w) not in TITLES_AND_PARTICLES]
-    return "".join(w[0] for w in parts).upper() if len(parts) >= 3 else None
+    letters = "".join(w[0] for w in parts).upper()
+    return [letters[:n] for n in range(3, len(letters) + 1)]
 
 
 def _spreads(span: Span, words: Sequence[str]) -> bool:
@@ -97,7 +100,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     lower_names = False
     for s in spans:
         if s.label.category is Category.ORG:
-            if (acro := _acronym(_WORD.findall(text, s.start, s.end))) is not None:
+            for acro in _acronyms(_WORD.findall(text, s.start, s.end)):
                 initials.setdefault(acro, s.label)
             continue
         if s.label.category is not Category.PER:

@@ -36,7 +36,7 @@ _NAMES = (
     r"PEEP|PS|CPAP|BiPAP|IPAP|EPAP|vent(?:ilator)?|settings|A/?C|SIMV|PSV|AI|VS-?AI|"
     r"acuity|AV|VA|apgar|barthel|tinetti|rankin|NIHSS|ECOG|karnofsky|braden|norton|"
     r"score|escala|[ée]chelle|scale|cot[ée]e?\s+[àa]|[ée]valu[ée]e?\s+[àa]|rated|scored|"
-    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT|day"
+    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT"
 )
 # Between a name and its value: separators and a few linking words, and at most one other word
 # that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10"; not "Glasgow fait le
@@ -59,6 +59,8 @@ _FRACTION_AFTER = re.compile(
     r"\s*(?:de\s+(?:la\s+|l['’]|du\s+|des\s+)?|d['’]|du\s+|of\s+(?:the\s+|a\s+)?|del\s+)?"
     r"(?:dose|doses|comprim[ée]s?|cp|cps|tab|tabs|tablet|tablets|comp|comprimido|ampoule|amp|sachet|"
     r"cuill|bolus|plateau|bandeja|vial|flacon|pill|pills|dosis)\b", re.IGNORECASE)
+# "day" right before the mark (not "5-day course 11/18", where a date follows the course)
+_COURSE_DAY_BEFORE = re.compile(r"(?:^|[^\w-])day\s*$", re.IGNORECASE)
 _SCORE_NAME_WORD = re.compile(rf"(?:{_NAMES})", re.IGNORECASE)
 
 
@@ -82,6 +84,8 @@ def measurement(text: str, start: int, end: int, language: str) -> bool:
     if a < b <= 8 and _FRACTION_AFTER.match(text, end):
         return True
     line, before = _line_before(text, start)
+    if a <= b and _COURSE_DAY_BEFORE.search(before):  # "(day 5/5)": the last day of a course
+        return True
     if _NAME_BEFORE.search(before):  # a blood pressure or a Schober index reads high over low
         return True
     if b in _SCALES and a <= b and _same_scale_before(text, line, start, b):

@@ -126,3 +126,9 @@ def test_an_english_institutions_name_is_grown_over_its_capitalised_words() -> N
     assert grown("St Mary's Hospital Address: 1 Main St", "St Mary's Hospital") == "St Mary's Hospital"
     assert grown("transferred to MGH. Patient stable", "MGH") == "MGH"
     assert grown("Hospital Universitario La Paz", "Hospital Universitario", "es") == "Hospital Universitario"
+
+
+def test_an_institution_written_whole_is_abbreviated_by_its_head() -> None:
+    text = "Sheffield Teaching Hospitals NHS Foundation Trust. cc: Occupational Health, STH"
+    name = _span(text, "Sheffield Teaching Hospitals NHS Foundation Trust", Label.HOSPITAL)
+    assert ("STH", "HOSPITAL") in _texts(echo_names([name], text, "en"), text)

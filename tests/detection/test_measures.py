@@ -83,3 +83,8 @@ def test_a_score_the_model_cut_or_graded_is_read_whole(text: str, model_cut: str
 def test_a_spanish_day_before_a_date_stays_a_date() -> None:
     text = "acudió el día 12/03 a urgencias"
     assert not measurement(text, *_at(text, "12/03"), "es")
+
+
+def test_a_date_after_a_course_of_days_stays_a_date() -> None:
+    text = "antibiotics completed 5-day course 11/18 and were not extended"
+    assert not measurement(text, *_at(text, "11/18"), "en")
