@@ -38,10 +38,9 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from deid.events import ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.settings import Settings
 from deid.store.memory import InMemoryStore
-from deid.substitution import Substituter, mode_settings
+from deid.substitution import build_substituter
 from deid.surrogates import gazetteer as gz
 from deid.surrogates import names
 from deid.synth.people import Address, Family, SynthNote, generate_families, mail_word, reads_as_title
@@ -104,8 +103,7 @@ def place_ok(a: Address, got: dict[str, str]) -> bool:
 
 async def run_mode(mode: str, families: list[tuple[Family, list[SynthNote]]], seed: int) -> Figures:
     f = Figures(mode)
-    settings = mode_settings(Settings(), mode)
-    sub = Substituter(InMemoryStore(), KeyHasher(settings.secret_bytes()), settings, random.Random(seed))
+    sub = build_substituter(Settings(), InMemoryStore(), random.Random(seed), profile=mode)
     t0 = time.perf_counter()
     for fi, (fam, notes) in enumerate(families):
         f.patients += 1

@@ -56,10 +56,10 @@ def main() -> None:
     import secrets
 
     os.environ.setdefault("DEID_HMAC_SECRET", secrets.token_urlsafe(32))  # a throwaway key
-    from deid.cli._detector import hybrid_detector
     from deid.concepts.tagger import load_concept_tagger
+    from deid.pipeline import build_detector
     from deid.settings import Settings
-    from deid.substitution.modes import deidentify_text
+    from deid.substitution.profiles import deidentify_text
 
     sentences = read_conll(args.conll)
     notes: list[tuple[str, list[Concept]]] = []
@@ -73,7 +73,7 @@ def main() -> None:
     if args.limit:
         notes = notes[: args.limit]
     t0 = time.perf_counter()
-    detector = hybrid_detector(None, False)
+    detector = build_detector(Settings())
     tagger = load_concept_tagger(args.model)
     texts = [t for t, _ in notes]
     detected = detector.detect(texts, ["es"] * len(texts))
@@ -87,7 +87,7 @@ def main() -> None:
     for mode in ("placeholder", "random", "dp"):
         out_texts, moved_gold, lost = [], [], 0
         for k, ((text, gold), spans) in enumerate(zip(notes, detected, strict=True)):
-            note = deidentify_text(text, spans, "es", dt.date(2024, 1, 15), strategy=mode,
+            note = deidentify_text(text, spans, "es", dt.date(2024, 1, 15), profile=mode,
                                    rng=random.Random(args.seed + k), settings=settings,
                                    patient_id=f"bench-{k}", event_id=f"bench-{k}")
             reps = replacements_of(text, spans, note)

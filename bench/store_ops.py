@@ -73,8 +73,8 @@ def make_batches(n_batches: int, notes: int, mentions: int, patients: int, seed:
 async def run_batch(
     store: PatientStore, batch: list[Note], concurrent: bool, seed: int, per_note: bool = False
 ) -> int:
-    """One batch; ``per_note``: one commit per note (what ``deid.substitute`` does) instead of one
-    per patient. Returns the number of store calls."""
+    """One batch; ``per_note``: one commit per note (what ``deid.substitution.deidentify_text``
+    does) instead of one per patient. Returns the number of store calls."""
     by_patient: dict[str, list[Note]] = {}
     for note in batch:
         by_patient.setdefault(note.patient, []).append(note)

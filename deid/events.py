@@ -132,7 +132,7 @@ class DeidNote(BaseModel):
     model: ModelInfo
     timings_ms: dict[str, float] = Field(default_factory=dict)
     # Labels detected in the note but left in clear by the configured policy (e.g. AGE under the
-    # "random" strategy below 90, SEX): said here so that no consumer takes them for surrogates.
+    # "random" profile below 90, SEX): said here so that no consumer takes them for surrogates.
     kept_labels: list[str] = Field(default_factory=list)
     # Additive (schemas/README.md): omitted from the encoded event, not null, when concept
     # extraction did not run, so the bytes of a topic without it are those of before.

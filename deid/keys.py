@@ -11,8 +11,12 @@ import hashlib
 import hmac
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from deid.labels import Category, Label
+
+if TYPE_CHECKING:
+    from deid.settings import Settings
 
 _SPACES = re.compile(r"\s+")
 _NON_DIGIT = re.compile(r"\D")
@@ -44,6 +48,13 @@ class KeyHasher:
         if len(secret) < 16:
             raise ValueError("the HMAC secret must be at least 16 bytes")
         self._secret = secret
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> KeyHasher:
+        """The deployment's hasher, the one place one is built from settings: under the configured
+        secret, else the process's random one (``Settings.secret_bytes``). A service has already
+        refused a missing or weak secret (``Settings.require_secret``) before it gets here."""
+        return cls(settings.secret_bytes())
 
     def _mac(self, *parts: str) -> str:
         msg = "\x1f".join(parts).encode("utf-8")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # No secret ships in the source: a default anyone can read would let them recompute every
@@ -175,14 +175,20 @@ class BatchSettings(BaseModel):
     # (uncommitted, so redelivered) after this many seconds.
     shutdown_grace_s: float = 30.0
     # The whole-note detection deadline (issue 33): rules, model and merge steps check it and stop
-    # (deid.deadline); the note is dead-lettered (reason detection_timeout); 0 = no limit. 8 s keeps
-    # the issue's bound, a note published or dead-lettered within 10 s of being read, with 2 s for
-    # collecting, decoding, one forward pass past the deadline, publishing and committing.
-    detect_timeout_s: float = 8.0
+    # (deid.deadline); the note is dead-lettered (reason detection_timeout); 0 = no limit. 6 s keeps
+    # the issue's bound, a note published or dead-lettered within 10 s of being read, with 4 s for
+    # collecting, decoding, one forward pass past the deadline, substituting a note at the size
+    # limit (a note that makes its deadline is still substituted: ~1-3 s at 200k characters on 2
+    # cores), publishing and committing.
+    detect_timeout_s: float = 6.0
     # Detect the next batch while the current one is substituted, published and committed (a
     # batch is still substituted only after the one before it is committed). Off: one batch at
     # a time, start to end.
     overlap_detection: bool = True
+
+
+# Privacy settings that did nothing and were removed; setting one is an error, not a no-op.
+REMOVED_PRIVACY_SETTINGS = ("place_k", "place_radius_km")
 
 
 class PrivacySettings(BaseModel):
@@ -194,16 +200,26 @@ class PrivacySettings(BaseModel):
     # each expression's unit); "interval" is kept as a name for configurations of the first build.
     date_strategy: Literal["dp", "interval", "shift", "placeholder"] = "dp"
     place_strategy: Literal["exponential", "geo", "random", "placeholder"] = "exponential"
-    # Ignored since issue 16 (kept so that old configurations still load): the exponential
-    # mechanism's candidate set is the true town's region / state, fixed before the town is seen;
-    # "within a radius, the k nearest" depended on the true place and voided the bound.
-    place_radius_km: float = 100.0
-    place_k: int = 10
     # Optional per-category weights of the split (e.g. {"DATE": 2, "LOC": 1}); uniform when empty.
     category_weights: dict[str, float] = Field(default_factory=dict)
     # What a value refused at the patient's cap becomes: its placeholder. (The first build's
     # "generalize" printed the true year: a release nobody paid for. It is gone.)
     exhausted_fallback: Literal["placeholder"] = "placeholder"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_removed_setting(cls, data: Any) -> Any:
+        """``place_radius_km`` and ``place_k`` were ignored since issue 16 and are gone: the
+        exponential mechanism's candidates are the true town's region or state, fixed before the
+        town is seen ("within a radius, the k nearest" depended on the true place and voided the
+        bound). A configuration that still sets one is refused, not silently ignored."""
+        if isinstance(data, dict):
+            removed = sorted(k for k in REMOVED_PRIVACY_SETTINGS if k in data)
+            if removed:
+                env = ", ".join(f"DEID_PRIVACY__{k.upper()}" for k in removed)
+                raise ValueError(f"privacy.{', privacy.'.join(removed)} removed (ignored since issue 16: "
+                                 f"places are drawn within the true town's region); unset {env}")
+        return data
 
 
 class HttpSettings(BaseModel):

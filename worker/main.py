@@ -7,9 +7,9 @@ import logging
 import signal
 from collections.abc import Callable
 
-from deid.detect import Detector
-from deid.pipeline import NotePipeline, build_pipeline
-from deid.protocols import ConceptTagger
+from deid.concepts import ConceptTagger
+from deid.pipeline import RULES_ONLY_WARNING, ModelUnavailable, NotePipeline, build_pipeline
+from deid.protocols import Detector
 from deid.settings import SecretNotSet, Settings
 from deid.store.base import PatientStore
 from worker.http import start_http
@@ -17,10 +17,6 @@ from worker.logs import configure_logging
 from worker.stream import StreamWorker
 
 log = logging.getLogger("deid.worker")
-
-RULES_ONLY_WARNING = ("RULES ONLY: the NER model is disabled (DEID_MODEL__ENABLED=false); person "
-                      "names, hospitals and other free-text PHI are NOT detected and pass through "
-                      "in clear. Use only for tests or with a feed known to hold no names.")
 
 __all__ = ["RULES_ONLY_WARNING", "ConfigError", "build_concept_tagger", "check_settings", "configure_logging",
            "serve"]
@@ -76,7 +72,10 @@ async def serve(settings: Settings, *, store: PatientStore | None = None,
     try:
         if pipeline is None:
             # Loading the model is slow and blocking: do it before joining the group, off the loop.
-            pipeline = await asyncio.to_thread(build_pipeline, settings, store, None, detector)
+            try:
+                pipeline = await asyncio.to_thread(build_pipeline, settings, store, None, detector)
+            except ModelUnavailable as exc:
+                raise ConfigError(str(exc)) from None
         if concept_tagger is None and settings.concepts.enabled:
             concept_tagger = await asyncio.to_thread(build_concept_tagger, settings)
         if settings.concepts.enabled:

@@ -270,7 +270,7 @@ class MllpBridge:
         mllp = settings.mllp
         self.settings = settings
         self.sink = sink
-        self.hasher = KeyHasher(settings.secret_bytes())
+        self.hasher = KeyHasher.from_settings(settings)
         self.max_message_bytes = mllp.max_message_bytes if max_message_bytes is None else max_message_bytes
         self.max_connections = mllp.max_connections
         self.idle_timeout_s = mllp.idle_timeout_s

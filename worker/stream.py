@@ -26,12 +26,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordListTooLargeError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord
 
-from deid.concepts import CONCEPT_TYPES, Concept
+from deid.concepts import CONCEPT_TYPES, Concept, ConceptTagger
 from deid.concepts.offsets import concept_mentions
 from deid.deadline import Deadline, DetectionTimeout
 from deid.events import DeadLetter, DeadLetterReason, DeidNote, ModelInfo, RawNote, encode
 from deid.pipeline import NotePipeline
-from deid.protocols import ConceptTagger
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore, StoreUnavailable

@@ -1,4 +1,5 @@
-"""Detector construction shared by the commands that detect (``redact``, ``eval``)."""
+"""The command line's side of building the detector (``redact``, ``eval``, ``audit``): its flags laid
+over the settings, then the library's one constructor, ``deid.pipeline.build_detector``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,7 @@ from deid.cli import CliError
 
 if TYPE_CHECKING:
     from deid.protocols import Detector
-
-NO_NAMES_WARNING = (
-    "WARNING: rules only (no model): person names (patients, staff, relatives) are NOT detected "
-    "and stay in the output"
-)
+    from deid.settings import Settings
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -34,39 +31,44 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def warn_no_names(stream: Any = None) -> None:
     """Issue 16: running without the model must never look like a full de-identification."""
-    print(NO_NAMES_WARNING, file=stream or sys.stderr)
+    from deid.pipeline import RULES_ONLY_WARNING
+
+    print(f"WARNING: {RULES_ONLY_WARNING}", file=stream or sys.stderr)
 
 
-def hybrid_detector(model_dir: Path | None, rules_only: bool, *, backend: str | None = None,
-                    min_phi_prob: float | None = None) -> Detector:
-    """Rules alone (``rules_only``), else rules merged with the token classifier at ``model_dir``
-    (the shipped default model when None), on the runtime the settings name unless ``backend``."""
-    from deid.detection import HybridDetector
-    from deid.rules import RuleDetector
-
-    if rules_only:
-        if model_dir is not None:
-            raise CliError("--model and --rules-only exclude each other")
-        return HybridDetector(RuleDetector(), None)
-    from deid.ner import DEFAULT_MODEL_DIR, load_detector_from_settings
+def detector_settings(args: argparse.Namespace, settings: Settings | None = None) -> Settings:
+    """``settings`` (default: from the environment) with the command's flags on top: ``--rules-only``
+    (``model.enabled`` false), ``--model`` (``model.path``), ``--backend``, ``--min-phi-prob``. The
+    command line decides whether the model runs (``DEID_MODEL__ENABLED`` is the worker's switch)."""
     from deid.settings import Settings
 
-    settings = Settings().model
-    path = model_dir or settings.path or DEFAULT_MODEL_DIR
-    if not (path / "config.json").is_file():
-        raise CliError(f"no model at {path} (expected a token-classification directory with config.json)")
-    updates: dict[str, Any] = {}
-    if backend is not None:
-        updates["backend"] = backend
-    if min_phi_prob is not None:
-        updates["min_phi_prob"] = min_phi_prob
-    if updates:
-        settings = settings.model_copy(update=updates)
+    rules_only = bool(getattr(args, "rules_only", False))
+    model_dir: Path | None = getattr(args, "model", None)
+    if rules_only and model_dir is not None:
+        raise CliError("--model and --rules-only exclude each other")
+    base = settings if settings is not None else Settings()
+    updates: dict[str, Any] = {"enabled": not rules_only}
+    if model_dir is not None:
+        updates["path"] = model_dir
+    for flag in ("backend", "min_phi_prob"):
+        if getattr(args, flag, None) is not None:
+            updates[flag] = getattr(args, flag)
+    return base.model_copy(update={"model": base.model.model_copy(update=updates)})
+
+
+def detector_from_args(args: argparse.Namespace, *, warn: bool = True) -> Detector:
+    """The detector a command runs: ``deid.pipeline.build_detector`` over ``detector_settings``;
+    rules alone are warned about on standard error (unless ``warn`` is false: ``deid eval`` scores
+    the rules alone on purpose), a model that is missing or does not load is a one-line error."""
+    from deid.pipeline import ModelUnavailable, build_detector
+
+    settings = detector_settings(args)
+    if warn and not settings.model.enabled:
+        warn_no_names()
     try:
-        model = load_detector_from_settings(settings, path)
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
-        raise CliError(f"cannot load the model at {path}: {type(exc).__name__}") from None
-    return HybridDetector(RuleDetector(), model)
+        return build_detector(settings)
+    except ModelUnavailable as exc:
+        raise CliError(str(exc)) from None
 
 
 def _probability(value: str) -> float:

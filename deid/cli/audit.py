@@ -86,13 +86,10 @@ def run(args: argparse.Namespace) -> int:
         detected = [gold_spans(n) for n in notes]
         detector_name = "gold"
     else:
-        from deid.cli._detector import hybrid_detector, warn_no_names
+        from deid.cli._detector import detector_from_args
         from deid.ner.chunked import ChunkedDetector
 
-        if args.rules_only:
-            warn_no_names()
-        detector = hybrid_detector(args.model, args.rules_only, backend=args.backend,
-                                   min_phi_prob=args.min_phi_prob)
+        detector = detector_from_args(args)
         chunked = ChunkedDetector(detector, batch=16)
         detected = chunked.detect([n.text for n in notes], [n.lang for n in notes])
         detector_name = f"{detector.model_name} {detector.model_version}"

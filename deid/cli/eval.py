@@ -11,13 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from deid.cli import CliError
+from deid.cli._detector import add_model_options, detector_from_args
 from deid.labels import Label
 
 if TYPE_CHECKING:
-    from deid.detect import Detector
-    from deid.eval import EvalReport
-    from deid.eval.concepts import ConceptReport
-    from deid.protocols import ConceptTagger
+    from deid.concepts import ConceptTagger
     from deid.spans import Document
 
 FORMATS = ("brat", "eds-jsonl", "eds-templates", "echr-tsv", "realistic")
@@ -84,7 +82,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--convention",
         action="store_true",
-        help="score against gold projected onto the project's span convention (deid/convention.py) "
+        help="score against gold projected onto the project's span convention (deid/detection/convention.py) "
         "instead of the corpus's own: courtesy titles trimmed from names, leading articles from dates "
         "and relatives, trailing separators and sentence-final periods from every span; 'today' dates, "
         "titles alone and punctuation-only spans dropped; whole French addresses split into street, "
@@ -92,19 +90,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N",
                    help="documents (--task concepts: sentences) per batch")
-    from deid.cli._detector import add_model_options
-
     add_model_options(p)
     p.set_defaults(handler=run)
-
-
-def build_detector(args: argparse.Namespace) -> Detector:
-    """The single place that decides which detector ``deid eval`` measures: the rules merged with
-    the token classifier (the shipped model, or ``--model``), or the rules alone."""
-    from deid.cli._detector import hybrid_detector
-
-    return hybrid_detector(args.model, args.rules_only, backend=getattr(args, "backend", None),
-                           min_phi_prob=getattr(args, "min_phi_prob", None))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         changes = gold_changes(_read(args.path, fmt, args.lang, False, args.split)[0], docs)
     if args.limit is not None:
         docs = docs[: args.limit]
-    detector = build_detector(args)
+    detector = detector_from_args(args, warn=False)  # the rules alone are measured on purpose
     from deid.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
 
     scheme = scheme_for_format(fmt) if args.scheme else None
@@ -160,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
             split=args.split,
         )
     )
-    _write(report, args.json, args.output)
+    from deid.eval.table import render_table
+
+    _write(report.to_json() + "\n" if args.json else render_table(report), args.output)
     return 0
 
 
@@ -225,7 +214,7 @@ def run_concepts(args: argparse.Namespace) -> int:
         ConceptRunInfo(corpus=str(path), n_sentences=len(sentences), tagger_version=tagger.model_version,
                        seconds=tag_s)
     )
-    _write(report, args.json, args.output)
+    _write(report.to_json() + "\n" if args.json else report.to_table(), args.output)
     return 0
 
 
@@ -263,8 +252,7 @@ def _parse_labels(values: Sequence[str] | None) -> frozenset[Label] | None:
     return frozenset(Label(n) for n in names)
 
 
-def _write(report: EvalReport | ConceptReport, as_json: bool, output: Path | None) -> None:
-    text = report.to_json() + "\n" if as_json else report.to_table()
+def _write(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from deid.cli import CliError
+from deid.cli._detector import add_model_options, detector_from_args
 
 if TYPE_CHECKING:
     from deid.protocols import Detector
@@ -32,18 +33,24 @@ LANGUAGES = ("fr", "es", "en")
 MAX_BYTES = 16 * 1024 * 1024  # a note, not a corpus: refuse anything larger than this
 
 
-def strategy_modes() -> list[str]:
-    """The substitution modes the library offers (``deid.substitute.MODES``): a mode added there
-    appears here without touching this file."""
-    import deid.substitute as substitute
+def profiles() -> list[str]:
+    """The substitution profiles the library offers (``deid.substitution.PROFILES``): a profile
+    added there appears here without touching this file."""
+    from deid.substitution import PROFILES
 
-    modes = getattr(substitute, "MODES", None) or getattr(substitute, "_MODES", None) or {}
-    return list(modes) or ["placeholder", "random", "dp"]
+    return list(PROFILES)
+
+
+class _DeprecatedStrategy(argparse.Action):
+    """``--strategy``: the former name of ``--profile``, still accepted, with a note on stderr."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print("deid redact: note: --strategy is deprecated, use --profile (the same choice)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
 
 
 def register(subparsers: Any) -> None:
-    from deid.cli._detector import add_model_options
-
     p = subparsers.add_parser(
         "redact",
         help="replace the PHI of notes with placeholders ([PER], [DATE]...) or surrogates",
@@ -64,9 +71,9 @@ def register(subparsers: Any) -> None:
                    help="detect with the rule recognizers alone (person names are then NOT detected)")
     p.add_argument("--model", metavar="DIR", type=Path, default=None,
                    help="token-classification model directory (default: the shipped model)")
-    modes = strategy_modes()
-    p.add_argument("--strategy", "--profile", dest="strategy", choices=modes, default="placeholder",
-                   help="substitution profile, one of " + ", ".join(modes) + " (docs/PRIVACY.md): "
+    choices = profiles()
+    p.add_argument("--profile", dest="profile", choices=choices, default="placeholder",
+                   help="substitution profile, one of " + ", ".join(choices) + " (docs/PRIVACY.md): "
                    "placeholder: category tags (default); dp: dates on a per-patient differentially "
                    "private timeline (order kept), ages derived from the surrogate birth date, random "
                    "names and ids, cities by the exponential mechanism; random: random surrogates, "
@@ -74,8 +81,9 @@ def register(subparsers: Any) -> None:
                    "Safe Harbor dates (year only) and ages (90+), ages under 90 KEPT. Every profile "
                    "keeps the patient's sex, titles and kinship words; what a note kept is listed in "
                    "its JSON's kept_labels. Without DEID_HMAC_SECRET a random secret is drawn per "
-                   "process (surrogates then differ between runs; --store needs the secret). "
-                   "--profile is the same option")
+                   "process (surrogates then differ between runs; --store needs the secret)")
+    p.add_argument("--strategy", dest="profile", choices=choices, action=_DeprecatedStrategy,
+                   default=argparse.SUPPRESS, help="deprecated: the former name of --profile")
     p.add_argument("--date", metavar="YYYY-MM-DD", type=_iso_date, default=None,
                    help="document date: the reference of relative dates, partial dates and ages; "
                    "without it they are noised alone or replaced by their placeholder")
@@ -138,18 +146,6 @@ def note_language(text: str, given: str | None, source: str) -> str:
     return read or "fr"
 
 
-def build_detector(args: argparse.Namespace) -> Detector:
-    """The single place that decides which detector ``deid redact`` uses: the rules merged with
-    the token classifier (the shipped model, or ``--model``), or the rules alone."""
-    from deid.cli._detector import hybrid_detector, warn_no_names
-
-    if args.rules_only:
-        warn_no_names()
-    return hybrid_detector(getattr(args, "model", None), args.rules_only,
-                           backend=getattr(args, "backend", None),
-                           min_phi_prob=getattr(args, "min_phi_prob", None))
-
-
 def read_note(path: str) -> str:
     """The note's text; a one-line CliError when it cannot be read or is not UTF-8."""
     try:
@@ -195,7 +191,7 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
     from deid.settings import Settings
     from deid.store.base import PatientStore
     from deid.store.factory import open_store
-    from deid.substitute import deidentify_text
+    from deid.substitution import deidentify_text
 
     patient = patient or args.patient
     store: PatientStore | None = None
@@ -218,7 +214,7 @@ def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: 
     if rng is None and args.seed is not None:
         rng = args.run_rng = random.Random(args.seed)
     note = deidentify_text(text, spans, lang or args.lang or "fr", doc_date or args.date,
-                           strategy=args.strategy, rng=rng, store=store, patient_id=patient,
+                           profile=args.profile, rng=rng, store=store, patient_id=patient,
                            locale=locale or args.locale,
                            date_order=args.date_order,
                            event_id=f"cli:{patient}:{hash_text(text)}")
@@ -251,7 +247,7 @@ class Note:
 
 
 def replace(note: Note, spans: list[Span], args: argparse.Namespace) -> tuple[str, list[dict[str, Any]]]:
-    if args.strategy == "placeholder":
+    if args.profile == "placeholder":
         output, placed = redact(note.text, spans)
         return output, [
             {"start": p.start, "end": p.end, "label": p.label.value, "category": p.label.category.value,
@@ -316,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_one(args: argparse.Namespace) -> int:
     """One note: the command's original behaviour, with progress for a long one."""
     text = read_note(args.paths[0])
-    detector = build_detector(args)
+    detector = detector_from_args(args)
     note = Note(args.paths[0], text, note_language(text, args.lang, args.paths[0]))
     with Progress(len(text.encode("utf-8")), "B", args.progress) as bar:
         spans = _detect([note], detector, args, bar)[0]
@@ -427,7 +423,7 @@ def _run_batch(args: argparse.Namespace) -> int:
         raise CliError("several notes: give --out-dir DIR to write them, or --json / --jsonl for JSON lines")
     if args.out_dir is not None:
         args.out_dir.mkdir(parents=True, exist_ok=True)
-    detector = build_detector(args)
+    detector = detector_from_args(args)
     errors: list[str] = []
     total_bytes = _known_size(args)
     started = time.perf_counter()

@@ -10,7 +10,9 @@ Importing this package loads neither torch nor the model.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 CONCEPT_TYPES = ("NORMALIZABLES", "NOTNORMALIZABLES", "PROTEINAS")
 
@@ -25,4 +27,18 @@ class Concept:
     score: float = 1.0
 
 
-__all__ = ["CONCEPT_TYPES", "Concept"]
+class ConceptTagger(Protocol):
+    """Concept extraction over a batch: texts in, concept mentions out, with offsets into each
+    text (``deid.concepts.tagger.ConceptTagger`` on the model's concept head)."""
+
+    @property
+    def model_version(self) -> str: ...
+
+    def tag(self, texts: Sequence[str]) -> list[list[Concept]]: ...
+
+    def tag_sentences(self, texts: Sequence[str]) -> list[list[Concept]]:
+        """Each text read whole, as one sentence (a corpus that gives its own sentences)."""
+        ...
+
+
+__all__ = ["CONCEPT_TYPES", "Concept", "ConceptTagger"]

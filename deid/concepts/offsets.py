@@ -22,10 +22,9 @@ from collections.abc import Sequence
 from itertools import accumulate, pairwise
 
 from deid.concepts import Concept
-from deid.detection.merge import resolve
 from deid.events import ConceptMention, ConceptMentions, DeidNote, ModelInfo
 from deid.render import Replacement, render
-from deid.spans import Span
+from deid.spans import Span, resolve
 
 
 class OffsetsMismatch(ValueError):

@@ -71,7 +71,7 @@ def load_concept_tagger(path: Path | None = None, *, threads: int | None = None)
 
 
 class ConceptTagger:
-    """``deid.protocols.ConceptTagger`` on the shared encoder plus the concept branch."""
+    """``deid.concepts.ConceptTagger`` on the shared encoder plus the concept branch."""
 
     def __init__(self, base: Any, branch: Any, tokenizer: Any, spec: BranchSpec, *, version: str,
                  config: InferenceConfig | None = None) -> None:

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from deid.convention import conform
 from deid.corpora.language import check_language, identify
 from deid.corpora.mapping import UnknownCorpusLabel, map_label
+from deid.detection.convention import conform
 from deid.labels import Label
 from deid.spans import Document, Span
 
@@ -227,7 +227,7 @@ def read_corpus(
     (``deid.corpora.language``), and a corpus whose text contradicts it is refused.
 
     ``convention`` (the default, what training reads): gold spans put under the project's span
-    convention (``deid.convention.project_gold``: titles and articles trimmed, "today" dates and
+    convention (``deid.detection.convention.conform``: titles and articles trimmed, "today" dates and
     punctuation-only spans dropped, whole French addresses split, eds-pseudo first and last
     names joined). ``convention=False``: the corpus's own gold, every span untouched (what
     ``deid eval`` scores by default).
@@ -255,7 +255,7 @@ def read_corpus(
     docs = _with_language(path, docs, lang, given=language is not None)
     if not convention:
         return docs
-    # one span convention for every corpus in training (deid.convention); only eds-pseudo has
+    # one span convention for every corpus in training (deid.detection.convention); only eds-pseudo has
     # whole French addresses to split
     addresses = fmt.startswith("eds")
     return [replace(d, spans=tuple(conform(d.spans, d.text, split_addresses=addresses))) for d in docs]

@@ -3,13 +3,12 @@
 - ``deid.detection.pipeline``: the named steps in their order (``PIPELINE``) and ``combine``;
 - ``deid.detection.convention``: the project's span convention (also used to project gold);
 - ``deid.detection.plausibility``: the checks on the model's spans;
-- ``deid.detection.merge``: the recall-first merge of rule and model spans;
+- ``deid.detection.merge``: the recall-first merge of rule and model spans (the overlap
+  primitives it shares with the rules, ``clusters`` and ``resolve``, are in ``deid.spans``);
 - ``deid.detection.relabel``: relabelling after the merge (birth dates, hospitals' towns);
 - ``deid.detection.hybrid``: ``HybridDetector``, the rules and the model behind one call.
 
-The protocols a recognizer and a detector implement are in ``deid.protocols``. The modules
-``deid.convention``, ``deid.plausibility``, ``deid.merge`` and ``deid.detect`` re-export their old
-names from here.
+The protocols a recognizer and a detector implement are in ``deid.protocols``.
 """
 
 from deid.detection.hybrid import HybridDetector

@@ -31,48 +31,11 @@ splits such lists, and joins them only where one side is no date alone ("les 16 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from deid.detection.convention import conform_span
 from deid.labels import CONTEXTUAL_CATEGORIES, Label
-from deid.spans import Span
-
-Chooser = Callable[[Sequence[Span]], Span]
-
-
-def clusters(spans: Iterable[Span]) -> list[list[Span]]:
-    """Group spans into maximal chains of overlapping spans, in text order."""
-    groups: list[list[Span]] = []
-    end = -1
-    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
-        if groups and span.start < end:
-            groups[-1].append(span)
-            end = max(end, span.end)
-        else:
-            groups.append([span])
-            end = span.end
-    return groups
-
-
-def longest(spans: Sequence[Span]) -> Span:
-    """The representative of one side: the longest span, then the highest score, then the first."""
-    return min(spans, key=lambda s: (-s.length, -s.score, s.start))
-
-
-def resolve(spans: Iterable[Span], choose: Chooser = longest) -> list[Span]:
-    """Non-overlapping spans covering every flagged character; ``choose`` picks each cluster's label."""
-    out: list[Span] = []
-    for group in clusters(spans):
-        if len(group) == 1:
-            out.append(group[0])
-            continue
-        winner = choose(group)
-        start = min(s.start for s in group)
-        end = max(s.end for s in group)
-        score = max(s.score for s in group)
-        out.append(Span(start, end, winner.label, winner.source, score))
-    return out
-
+from deid.spans import Span, clusters, longest, resolve
 
 # Labels whose extent the pattern fixes exactly (an e-mail address, a URL, an IP address, a
 # numbered street, a postcode).

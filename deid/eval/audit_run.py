@@ -18,13 +18,11 @@ from datetime import date
 from importlib import resources
 
 from deid.corpora.realistic import Note
-from deid.detection.merge import resolve
 from deid.eval.audit import NoteAudit, TownTable, align, broken_facts, fold, mention_leaks
 from deid.events import ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import Settings
-from deid.spans import Span
+from deid.spans import Span, resolve
 from deid.store.memory import InMemoryStore
 
 LOCALE = {"FR": "fr-FR", "ES": "es-ES", "US": "en-US", "GB": "en-GB"}
@@ -70,10 +68,9 @@ def gold_spans(note: Note) -> list[Span]:
 def audit_profile(notes: Sequence[Note], detected: Sequence[Sequence[Span]], profile: str, *,
                   seed: int = 0, settings: Settings | None = None) -> ProfileReport:
     """``notes[i]`` de-identified from ``detected[i]`` under ``profile``, audited."""
-    from deid.substitution import Substituter, mode_settings
+    from deid.substitution import build_substituter
 
-    cfg = mode_settings(settings or Settings(), profile)
-    sub = Substituter(InMemoryStore(), KeyHasher(cfg.secret_bytes()), cfg, random.Random(seed))
+    sub = build_substituter(settings or Settings(), InMemoryStore(), random.Random(seed), profile=profile)
     order = sorted(range(len(notes)),
                    key=lambda i: (notes[i].patient, notes[i].document_date, notes[i].note_id))
     genders = given_name_genders()

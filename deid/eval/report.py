@@ -165,11 +165,6 @@ class EvalReport:
     def from_json(cls, text: str) -> EvalReport:
         return cls.from_dict(json.loads(text))
 
-    def to_table(self) -> str:
-        from deid.eval.table import render_table  # the renderer depends on this module
-
-        return render_table(self)
-
 
 class Evaluator:
     """Accumulates the scores of documents one at a time.

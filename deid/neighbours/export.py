@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import random
 
-from deid.merge import resolve
 from deid.neighbours.replace import DEFAULT_N, replace_tokens
 from deid.neighbours.table import NeighbourTable, load_table
-from deid.spans import Document, Span
+from deid.spans import Document, Span, resolve
 
 
 def _disjoint(spans: tuple[Span, ...]) -> list[Span]:

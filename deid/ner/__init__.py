@@ -18,7 +18,7 @@ DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default
 
 
 def load_default_detector(**kwargs: Any) -> NerDetector:
-    """The shipped model (``deid/models/default``) as a ``deid.detect.Detector``.
+    """The shipped model (``deid/models/default``) as a ``deid.protocols.Detector``.
 
     Keyword arguments go to ``NerDetector`` (``device``, ``quantize_int8``, ``config``).
     """

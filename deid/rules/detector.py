@@ -6,10 +6,9 @@ from collections.abc import Iterable, Sequence
 
 from deid import __version__
 from deid.deadline import Deadline, check
-from deid.detection.merge import resolve
 from deid.protocols import Recognizer
 from deid.rules.registry import build_recognizers
-from deid.spans import Span
+from deid.spans import Span, resolve
 
 
 class RuleDetector:

@@ -2,6 +2,6 @@
 engine that plans, accounts, draws, commits and renders note by note)."""
 
 from deid.substitution.engine import Substituter
-from deid.substitution.modes import MODES, deidentify_text, mode_settings
+from deid.substitution.profiles import PROFILES, build_substituter, deidentify_text, profile_settings
 
-__all__ = ["MODES", "Substituter", "deidentify_text", "mode_settings"]
+__all__ = ["PROFILES", "Substituter", "build_substituter", "deidentify_text", "profile_settings"]

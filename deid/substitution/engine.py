@@ -26,11 +26,10 @@ from collections.abc import Mapping, Sequence
 from deid.events import DeidNote, ModelInfo, PrivacyAccount, RawNote, SubstitutedSpan
 from deid.keys import KeyHasher
 from deid.labels import Category, Label
-from deid.merge import resolve
 from deid.privacy.budget import split_micro
 from deid.render import Replacement, render
 from deid.settings import Settings
-from deid.spans import Span
+from deid.spans import Span, resolve
 from deid.store.base import MICRO, CommitResult, PatientStore, Release
 from deid.substitution import persons, places, simple, temporal  # noqa: F401 - registers operators
 from deid.substitution.items import Item, NoteContext, placeholder

@@ -45,7 +45,18 @@ from deid.temporal.lexicon import fold
 GENDERS = ("female", "male")
 # lone words read as surnames that the note or the history may show to be given names: "MARY" in
 # capitals, and "Karim", which neither name list knows (deid.surrogates.identity.Mention)
-READ_AS_SURNAME = ("caps", "unknown")
+READ_AS_SURNAME = ("caps", "unknown", "listed")
+# A form's field label right before a lone name word says which it is ("Prénom : [CONSTANT]",
+# "Surname: [MENON]    Forename: [ARJUN]"), whatever the name lists say.
+_GIVEN_FIELD = re.compile(
+    r"(?i)\b(?:pr[ée]noms?|forenames?|first\s+names?|given\s+names?|christian\s+names?|nombre|"
+    r"nombres)\s*(?:d['’]usage\s*)?[:=]?[ \t]*$"
+)
+_SURNAME_FIELD = re.compile(
+    r"(?i)\b(?:(?<!et )(?<!and )nom(?:\s+(?:de\s+naissance|d['’]usage|marital|de\s+jeune\s+fille|"
+    r"patronymique))?|surnames?|last\s+names?|family\s+names?|maiden\s+names?|apellidos?|"
+    r"(?:primer|segundo)\s+apellido)\s*[:=]?[ \t]*$"
+)
 
 
 @dataclass
@@ -138,6 +149,13 @@ def initial_surrogate(ctx: NoteContext, letter: str, surname: str, memo: Mapping
     return got
 
 
+def _given_gender(m: identity.Mention, lang: str) -> str | None:
+    """The gender of the first given name of the mention that has one ("LAN THI": Thi)."""
+    return next(
+        (g for u in m.units if u.role == "given" and (g := identity.gender_of_given(u.text, lang))), None
+    )
+
+
 def _compatible(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
@@ -171,11 +189,13 @@ class PersonOperator(Operator):
             after_comma = prev is not None and self._after_surname_comma(
                 text, items[prev], found[prev], it, lang
             )
-            m = found[i] = identity.parse(it.text, lang, identity.title_word(before, lang), after_comma)
+            m = found[i] = identity.parse(it.text, lang, identity.title_word(before, lang), after_comma,
+                                          identity.starts_sentence(before))
             if after_comma and prev is not None:
                 pairs[i] = prev
                 found[prev].as_surname()  # "JAMES, MARY", "CUESTA VEGA, CHITA": surnames before the comma
-            if not m.kept and before[-1:].isspace():  # a title or kinship word just before the span
+            self._field_label(m, before)
+            if not m.kept and re.search(r"(?:\s|[(,:]\s*)$", before):  # a title or kinship word just before
                 m.title_gender, m.kin_gender = identity.context_gender(before, lang)
                 if identity.kin_before(before) and m.ambiguous in ("single", *READ_AS_SURNAME):
                     # "his wife [Mary]": after a kinship word a lone word is her given name
@@ -191,6 +211,16 @@ class PersonOperator(Operator):
             if gm.givens and sm.surnames:
                 items[g].data.pair = items[s].data.pair = (sm.surnames[0], gm.givens[0])
         self._people_and_links(ctx, items)
+        # A mention may link to any person of the note: the note's person entries, keyed once (a
+        # 200k-character note has hundreds of persons and a thousand mentions: keying them per
+        # mention was quadratic in HMACs)
+        note_person_keys: list[str] = []
+        for person, p in _persons(ctx).items():
+            note_person_keys.append(_k(ctx, "person", *person))
+            if len(p.givens) > 1:
+                note_person_keys.append(_initials_key(ctx, person[0], p.givens))
+            note_person_keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
+            note_person_keys.append(_k(ctx, "surname", person[0]))
         for it, m in zip(items, parsed, strict=True):
             keys: list[str] = []
             readings = [m]
@@ -210,17 +240,26 @@ class PersonOperator(Operator):
                     keys.append(_k(ctx, "initial", r.surnames[0], r.given_initial))
                 if len(r.given_initials) > 1 and r.surnames:
                     keys.append(_initials_key(ctx, r.surnames[0], r.given_initials))
-            for person, p in _persons(ctx).items():  # a mention may link to any person of the note
-                keys.append(_k(ctx, "person", *person))
-                if len(p.givens) > 1:
-                    keys.append(_initials_key(ctx, person[0], p.givens))
-                keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
-                keys.append(_k(ctx, "surname", person[0]))
+            keys += note_person_keys
             if not m.givens and not m.surnames and m.units:
                 keys.append(_k(ctx, "initials", "".join(u.value for u in m.units)))
             keys = list(dict.fromkeys(keys))
             it.key = keys[0] if keys else ""
             it.extra_keys = tuple(keys[1:])
+
+    @staticmethod
+    def _field_label(m: identity.Mention, before: str) -> None:
+        """A lone name word after a form's field label is what the label says."""
+        if len(m.units) != 1 or m.units[0].role not in ("given", "surname") or m.kept:
+            return
+        line = before[before.rfind("\n") + 1 :]
+        if _GIVEN_FIELD.search(line):
+            m.as_given()
+        elif _SURNAME_FIELD.search(line):
+            m.as_surname()
+        else:
+            return
+        m.ambiguous = ""
 
     @staticmethod
     def _after_surname_comma(text: str, prev: Item, pm: identity.Mention, it: Item, lang: str) -> bool:
@@ -281,6 +320,8 @@ class PersonOperator(Operator):
                     swapped in sure
                     or (swapped[0], swapped[1][:1]) in sure_initials
                     or (here[1] in sure_surnames and here[0] in sure_givens)
+                    # "KIM SOO-JIN ... surname Kim": the note says which word is the surname
+                    or (here[1] in sure_surnames - sure_givens and here[0] not in sure_surnames)
                 ):
                     m.swap()
                 elif (
@@ -299,6 +340,14 @@ class PersonOperator(Operator):
         # settled above, or the lists') included: a given name elsewhere stays one
         givens = {g for m in parsed if m.ambiguous in ("", "order") for g in m.givens}
         surnames = {s for m in parsed if m.ambiguous in ("", "order") for s in m.surnames}
+        # "mme [Rose]" after "mme PIERRE Rose": a given name of a person of the title's gender
+        given_genders: dict[str, set[str | None]] = {}
+        for m in parsed:
+            if m.ambiguous in ("", "order") and m.givens:
+                first = next(u.text for u in m.units if u.role == "given")
+                g = m.said_gender or identity.gender_of_given(first, "")
+                for v in m.givens:
+                    given_genders.setdefault(v, set()).add(g)
         for m in parsed:
             if m.ambiguous in READ_AS_SURNAME:
                 v = m.surnames[0]
@@ -306,6 +355,12 @@ class PersonOperator(Operator):
                     m.as_given()
                 elif v in surnames:
                     m.ambiguous = ""
+            elif m.ambiguous == "titled":
+                v = m.surnames[0]
+                if v in surnames:
+                    m.ambiguous = ""
+                elif any(_compatible(g, m.said_gender) for g in given_genders.get(v, ())):
+                    m.as_given()
 
     def _people_and_links(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         lang = ctx.language
@@ -320,15 +375,16 @@ class PersonOperator(Operator):
                 if m.said_gender:
                     p.said.append(m.said_gender)
                 if m.givens:
-                    p.lexicon = p.lexicon or identity.gender_of_given(
-                        next(u.text for u in m.units if u.role == "given"), lang
-                    )
+                    p.lexicon = p.lexicon or _given_gender(m, lang)
                 if m.surnames and m.surnames[0] == p.surname and len(m.surnames) > len(p.surnames):
                     p.surnames = tuple(m.surnames)
                 if m.givens and m.givens[0] == p.given and len(m.givens) > len(p.givens):
                     p.givens = tuple(m.givens)
         for it in items:
             it.data.person = it.data.pair or self._link(it.data.mention, people)
+            m = it.data.mention
+            if m.said_gender and it.data.person in people and not (m.surnames and m.givens):
+                people[it.data.person].said.append(m.said_gender)  # "Mr. [Ashby]" says Ashby Collins is a man
 
     @staticmethod
     def _link(m: identity.Mention, people: Mapping[tuple[str, str], Person]) -> tuple[str, str] | None:
@@ -349,8 +405,14 @@ class PersonOperator(Operator):
             if len(m.surnames) > 1:  # "Sra. Martínez García": the one with both, if the note has her
                 both = [k for k in cands if people[k].surnames[:2] == tuple(m.surnames[:2])]
                 cands = both or cands
-        elif m.givens:  # "Mary", "sa fille Marie"
+        elif m.givens:  # "Mary", "sa fille Marie"; "Will" of "Hargrove, William T. "Will""
             cands = [k for k, p in people.items() if p.given == m.givens[0] and _compatible(gender(p), said)]
+            if not cands:
+                cands = [
+                    k
+                    for k, p in people.items()
+                    if set(m.givens) <= set(p.givens) and _compatible(gender(p), said)
+                ]
         else:  # "J.D."
             letters = [u.value for u in m.units]
             cands = [
@@ -407,6 +469,14 @@ class PersonOperator(Operator):
                 ):
                     m.as_given()
                     changed = True
+            elif m.ambiguous == "titled":  # "Mme [Rose]": a given name of hers in an earlier note
+                v = m.surnames[0]
+                have = [g for g in GENDERS if get(_k(ctx, "given", g, v)) is not None]
+                if get(_k(ctx, "surname", v)) is None and (
+                    m.said_gender in have if m.said_gender else len(have) == 1
+                ):
+                    m.as_given()
+                    changed = True
         if changed:
             self._people_and_links(ctx, items)
             people = _persons(ctx)
@@ -432,17 +502,26 @@ class PersonOperator(Operator):
                 or rng.choice(GENDERS)
             )
             person_gender[key] = g
+        # a given name the note says the gender of elsewhere ("husband [Will]", then "goes by [Will]")
+        note_given: dict[str, set[str]] = {}
+        for it in items:
+            m = it.data.mention
+            g_said = (m.said_gender or person_gender.get(it.data.person)) if it.data.person else m.said_gender
+            for v in m.givens[:1]:
+                if g_said:
+                    note_given.setdefault(v, set()).add(g_said)
         for it in items:
             pm: PersonMention = it.data
             m = pm.mention
             if pm.person is not None and pm.person in person_gender:
                 g = m.said_gender or person_gender[pm.person]
             else:
-                first = next((u.text for u in m.units if u.role == "given"), "")
+                said_here = note_given.get(m.givens[0], set()) if m.givens else set()
                 g = (
                     m.said_gender
+                    or (next(iter(said_here)) if len(said_here) == 1 else None)
                     or (history_gender(m.givens[0]) if m.givens else None)
-                    or (identity.gender_of_given(first, lang) if first else None)
+                    or _given_gender(m, lang)
                     or rng.choice(GENDERS)
                 )
             genders[id(it)] = g
@@ -453,9 +532,9 @@ class PersonOperator(Operator):
             for it in items if (m := it.data.mention).givens}  # fmt: skip
 
         def draw_last(original: str) -> str:
-            for _ in range(32):  # not a given name too ("Manuel", "Carlos" are Spanish surnames)
-                v = names.draw_last(rng, lang, original, avoid | taken)
-                if not identity.is_given(v):
+            for _ in range(32):  # not a given name too ("Manuel", "Carlos" are Spanish surnames;
+                v = names.draw_last(rng, lang, original, avoid | taken)  # "Medina" reads as hers)
+                if not identity.is_given(v) and fold(v) not in names.given_genders():
                     break
             taken.add(fold(v))
             return v

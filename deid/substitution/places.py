@@ -9,7 +9,10 @@ note. The true town goes through the place mechanism of the settings (exponentia
 the fixed candidate set of its first-level unit, merged with its nearest units when it has fewer
 than ``gazetteer.MIN_TOWNS`` towns, planar Laplace, or uniform); a group with no town the tables
 know is drawn uniformly from the feed's table (free: it depends on nothing true). Under Safe Harbor
-a US ZIP code keeps its first three digits, or "000" for a restricted area (``privacy.safe_harbor``).
+a US ZIP code keeps its first three digits, or "000" for a restricted area (``privacy.safe_harbor``),
+and the town of its address is drawn among the table's towns of those three digits, so that the
+two agree ("Boston, MA 021**" -> "Cambridge, MA 021**"), when the area has ``MIN_ZIP3_TOWNS``
+(else among the towns of its state).
 
 A hospital or organisation is one unit: its kind words ("CHU", "Clinique", "Hospital
 Universitario", "General Hospital") are kept, its town is replaced by a town large enough for the
@@ -19,6 +22,7 @@ or saint in its name by a drawn one ("Hôpital Bichat" -> "Hôpital Moreau").
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +39,14 @@ from deid.surrogates.registry import resolve_strategy
 from deid.temporal.lexicon import fold
 
 _GAP = re.compile(r"^[\s,;:()/–\-]*$")
+# The fewest towns of the table a three-digit ZIP area needs before a Safe Harbor town is drawn
+# among them. The drawn town adds to the three digits (which the rule lets the note keep) only
+# that the true town is not the drawn one: each other town of the area goes from 1/n to at most
+# 1/(n - 1). With one or two towns that "not" would all but name the true one, so a smaller area
+# gets a town of its state (in the state, not in the area), and "000" or an area the table has no
+# town of a town of the whole table, as before. The choice reads the released digits only, never
+# the true town.
+MIN_ZIP3_TOWNS = 5
 _GROUPED = (Label.CITY, Label.POSTCODE, Label.LOCATION, Label.COUNTRY, Label.STREET)
 
 
@@ -156,6 +168,8 @@ class PlaceMention:
     elision: str = ""
     exclude: str = ""
     zip3: bool = False  # a US ZIP code under Safe Harbor: its first three digits, or 000
+    zip3_area: str = ""  # the three digits the group's ZIP code is rendered with, if it has one
+    zip3_state: str = ""  # the state the group names beside that ZIP code (kept by Safe Harbor)
 
 
 @dataclass
@@ -301,6 +315,12 @@ class PlaceOperator(Operator):
                 zip3=(role == "postcode" and it.strategy == "safe-harbor" and rg == "US"
                       and is_us_zip(it.text)),
             )
+        # "Boston, MA [021**]": the group's town is drawn among the towns of those three digits
+        areas = {zip3(it.text)[:3] for it in group if isinstance(it.data, PlaceMention) and it.data.zip3}
+        if len(areas) == 1:
+            for it in group:
+                if isinstance(it.data, PlaceMention) and it.key == key:
+                    it.data.zip3_area, it.data.zip3_state = next(iter(areas)), hint
         for it in group:  # only the town a table knows goes through the mechanism
             if it is not anchor_item and it.strategy in ("exponential", "geo"):
                 it.strategy = "random"
@@ -416,6 +436,10 @@ class PlaceOperator(Operator):
         rng = ctx.rng
         costed_keys = {it.key for it in items if it.costed}
         avoid = ctx.name_words  # the note's person and organisation words
+        areas: dict[str, tuple[str, str]] = {}
+        for it in items:  # a group that names its state says it for every group of that town
+            if isinstance(it.data, PlaceMention) and it.data.zip3_area and not areas.get(it.key, ("", ""))[1]:
+                areas[it.key] = (it.data.zip3_area, it.data.zip3_state)
         for it in sorted(items, key=lambda i: not i.costed):
             if not it.key or it.key in memo or it.key in out:
                 continue
@@ -434,9 +458,9 @@ class PlaceOperator(Operator):
                     out[it.key] = Release(it.key, g.record(rng, i), cost[it.key])
                 elif it.key not in costed_keys:
                     exclude = g.towns[d.origin].name if d.origin is not None else d.exclude
-                    out[it.key] = Release(
-                        it.key, g.record(rng, g.uniform(rng, exclude, elision=d.elision)), 0
-                    )
+                    near = _zip3_town(rng, g, *areas.get(it.key, ("", "")), exclude)
+                    drawn = near if near is not None else g.uniform(rng, exclude, elision=d.elision)
+                    out[it.key] = Release(it.key, g.record(rng, drawn), 0)
             elif isinstance(d, OrgMention):
                 out[it.key] = Release(it.key, self._org(ctx, it, d, avoid), 0)
             else:
@@ -497,6 +521,23 @@ class PlaceOperator(Operator):
                 d.middle or "X", value
             ) + d.possessive + d.after, "random"
         return value, "random"
+
+
+def _zip3_town(rng: random.Random, g: gz.Gazetteer, area: str, state: str, exclude: str) -> int | None:
+    """A town drawn uniformly among the table's towns of the three-digit ZIP area, never the
+    excluded (true) one; for an area with fewer than ``MIN_ZIP3_TOWNS`` towns, among the towns of
+    the one state they lie in, else of the state the address names (Safe Harbor keeps the state,
+    and the three digits already say it); None for no area, "000" (a restricted area names no
+    place) or no such state (the whole table, as any other place)."""
+    pool: Sequence[int] = g.by_zip3().get(area, ()) if area and area != "000" else ()
+    states = {g.towns[i].admin1_code for i in pool}
+    if len(pool) < MIN_ZIP3_TOWNS and area != "000":
+        in_state = states.pop() if len(states) == 1 else state
+        pool = g.blocks.get(in_state, []) if in_state else []
+    if len(pool) < MIN_ZIP3_TOWNS:  # sizes of the public table only: the truth decides nothing here
+        return None
+    ex = gz.town_key(exclude) if exclude else ""
+    return rng.choice([i for i in pool if g.keys[i] != ex])
 
 
 def _render_place(original: str, role: str, rec: gz.PlaceRecord) -> str:

@@ -166,6 +166,16 @@ class Gazetteer:
         return self.blocks_by_area().get(m.group(1), []) if m else []
 
     @cache  # noqa: B019 - one table per region, kept for the process
+    def by_zip3(self) -> dict[str, tuple[int, ...]]:
+        """The towns with a postcode of each three-digit area ("021" -> Boston, Cambridge, ...):
+        where a town lies for a reader of a US ZIP code cut to its first three digits."""
+        out: dict[str, list[int]] = {}
+        for i, t in enumerate(self.towns):
+            for area in dict.fromkeys(pc[:3] for pc in t.postcodes if len(pc) == 5 and pc.isdigit()):
+                out.setdefault(area, []).append(i)
+        return {k: tuple(v) for k, v in out.items()}
+
+    @cache  # noqa: B019 - one table per region, kept for the process
     def blocks_by_area(self) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
         for i, t in enumerate(self.towns):

@@ -18,6 +18,9 @@ from deid.surrogates import names
 from deid.temporal.lexicon import fold
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*(?:-[^\W\d_]+(?:['’][^\W\d_]+)*)*\.?")
+# an English possessive after a name ("Dr Khan's", "Lindsay-Hart's"): no part of the name, or
+# "khan's" would be a surname of its own, drawn apart from "Khan"
+_POSSESSIVE = re.compile(r"(?<=[^\W\d_]{2})['’]s(?=\.?$)")
 
 KIN: dict[str, str | None] = {
     # fr
@@ -312,11 +315,13 @@ class Mention:
     title_gender: str | None = None
     kin_gender: str | None = None
     kept: bool = False  # a title or kinship word was kept
-    # how sure the roles are: "" (cued by case, comma, title...), "order" ("Denis Christine": which
+    # how sure the roles are: "" (cued by case, comma...), "order" ("Denis Christine": which
     # is the surname was guessed from the name lists), "single" (a lone "Olivier": given name or
     # surname?), "caps" (a lone "MARY", read as a surname because HL7-style capitals usually are
     # one, though it is a given name too), "unknown" (a lone "Karim" that neither name list knows,
-    # read as a surname: "Benali (Karim)" after a note that said "Karim Benali" is his given name).
+    # read as a surname: "Benali (Karim)" after a note that said "Karim Benali" is his given name),
+    # "listed" (a lone "Olive" read as a surname because a surname list has it), "titled" (a lone
+    # word after a title, "Mme Rose", read as a surname: "mme PIERRE Rose" shows it is her given name).
     # The persons operator settles these by the note's and the history's other mentions.
     ambiguous: str = ""
     title: str = ""  # the folded title word of the mention, in it or just before it ("sra.")
@@ -354,7 +359,7 @@ class Mention:
             self.title,
         )
         {"order": other.swap, "single": other.as_surname, "caps": other.as_given,
-         "unknown": other.as_given}.get(
+         "unknown": other.as_given, "listed": other.as_given, "titled": other.as_given}.get(
             self.ambiguous, lambda: None
         )()
         return other
@@ -452,14 +457,27 @@ def _key(tok: str) -> str:
     return fold(tok)
 
 
-def parse(text: str, lang: str, title_before: bool | str = False, given_after_comma: bool = False) -> Mention:
+def parse(
+    text: str,
+    lang: str,
+    title_before: bool | str = False,
+    given_after_comma: bool = False,
+    sentence_start: bool = False,
+) -> Mention:
     """``title_before``: a title stands just before the mention, outside it ("Mme [Bernard]"), as
     ``title_word`` gives it: a lone word is then a surname, even one that is also a given name,
-    except after the Spanish titles of a given name ("Doña [Pilar]"). ``given_after_comma``: the
+    except after the Spanish titles of a given name ("Doña [Pilar]") and a given name of the
+    title's gender that no surname list has ("Mme [Victoire]"). ``given_after_comma``: the
     mention follows a surname and a comma outside it ("[SMITH], [MARY]"): its words are given
-    names, as in "SMITH, MARY"."""
+    names, as in "SMITH, MARY". ``sentence_start``: the mention opens a sentence or a line, where
+    a kinship word is capitalised ("Daughter Faith")."""
     m = Mention(text)
     toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
+    # "Khan's": the name is "Khan", the "'s" stays as written
+    toks = [
+        (s, s + ps.start(), w[: ps.start()]) if (ps := _POSSESSIVE.search(w)) else (s, e, w)
+        for s, e, w in toks
+    ]
     if toks and all(_is_marker(w, lang) for _, _, w in toks):  # "Mr" alone, "su hija": no name in it
         m.kept = True
         return m
@@ -473,9 +491,10 @@ def parse(text: str, lang: str, title_before: bool | str = False, given_after_co
         if (f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(f, lang) == lang:
             title_g = title_g or _TITLE_GENDER.get(f, _TITLE_GENDER.get(f.rstrip(".")))
             has_marker = True
-        elif (
-            (f in KIN or f.rstrip(".") in KIN) and not w.isupper() and (w.islower() or art_seen)
-        ):  # "Sobrino" is a surname too: a kinship word is written small
+        elif (f in KIN or f.rstrip(".") in KIN) and (
+            (not w.isupper() and (w.islower() or art_seen))
+            or (i == 0 and sentence_start and _capitalised_kin(w, ""))
+        ):  # "Sobrino" is a surname too: a kinship word is written small, or opens a sentence
             kin_g = KIN.get(f, KIN.get(f.rstrip(".")))  # the closest: "son épouse" (fr "son")
             has_marker = True
         elif f in _DETERMINERS:
@@ -559,7 +578,48 @@ def parse(text: str, lang: str, title_before: bool | str = False, given_after_co
             m.ambiguous = "caps"
         elif m.units[0].role == "surname" and not is_given(words[0]) and not is_surname(words[0]):
             m.ambiguous = "unknown"
+        elif m.units[0].role == "surname":
+            m.ambiguous = "listed"  # "Olive": a surname of the lists, and her given name in the note
+    elif (
+        not maiden
+        and len(m.units) == 1
+        and len(words) == 1
+        and m.units[0].role == "surname"
+        and "," not in text
+        and (m.title or title_before)
+    ):
+        # "Mme [Victoire]", "M. Constant": a title before a lone word that is a given name of its
+        # gender and no surname of the lists reads as that given name; any other word after a
+        # title is a surname ("Mme Martin") unless the note or the history shows it as a given
+        # name of the title's gender ("mme PIERRE Rose", then "mme Rose")
+        said = m.title_gender or _TITLE_GENDER.get(m.title, _TITLE_GENDER.get(m.title.rstrip(".")))
+        if said and not is_surname(words[0]) and listed_gender(words[0], lang) == said:
+            m.as_given()
+            m.ambiguous = "single"
+        else:
+            m.ambiguous = "titled"
     return m
+
+
+def listed_gender(word: str, lang: str) -> str | None:
+    """The gender the name lists give a given name (the surrogate pools of the note's language,
+    then the others', then the wider lists read but never drawn), without guessing from its
+    ending: None when no list has it, or when a list has it for both genders."""
+    f = fold(word.split("-")[0].rstrip("."))
+    for la in (lang, *(x for x in ("fr", "es", "en") if x != lang)):
+        hits = [g for g in ("male", "female") if f in _gendered(la)[g]]
+        if hits:
+            return hits[0] if len(hits) == 1 else None
+    return names.given_genders().get(f)
+
+
+def _given_word(word: str) -> bool:
+    """A lone word that reads as a given name: one of the surrogate pools', or of the wider lists'
+    when no surname list has it ("Mihaela", "Efua")."""
+    if is_given(word):
+        return True
+    head = fold(word.split("-")[0].rstrip("."))
+    return not is_surname(word) and names.given_genders().get(head) is not None
 
 
 def _cued(text: str, body: list[tuple[int, int, str]]) -> bool:
@@ -620,8 +680,10 @@ def _roles(
             return ["given"]
         if lang == "es" and title in _GIVEN_TITLES and (is_given(w) or not is_surname(w)):
             return ["given"]  # "Doña Pilar", "D. Antonio": Don/Doña name a given name ("D. Martínez" aside)
-        if not has_title and is_given(w) and not (w.isupper() and len(w) > 1 and is_surname(w)):
+        if not has_title and _given_word(w) and not (w.isupper() and len(w) > 1 and is_surname(w)):
             return ["given"]
+        if has_marker and not has_title and not (w.isupper() and len(w) > 1):
+            return ["given"]  # "Grandson Dallas", "su mujer Miren": after a kinship word, a given name
         return ["surname"]
     caps = [w.isupper() and len(w.rstrip(".")) > 1 for w in words]
     if any(caps) and not all(caps):  # "Jean DUPONT", "DUPONT Jean-Pierre"
@@ -726,17 +788,22 @@ def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]
     """(title gender, kinship gender) said by the words just before a mention that does not hold
     them ("Doña [María Boada]", "su hija [Lucía]", "la Dra [López]"); "la fille de [X]" says
     nothing about X."""
-    words = [w.group() for w in _WORD.finditer(before[-40:])]
+    tail = before[-40:]
+    found = list(_WORD.finditer(tail))
+    words = [w.group() for w in found]
     if not words:
         return None, None
     last = _key(words[-1])
     if (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(last, lang) == lang:
         g = _TITLE_GENDER.get(last, _TITLE_GENDER.get(last.rstrip(".")))
-        if g is None and len(words) > 1:
+        # "la Dr [X]": the article right before the title agrees with it; "le 16/05/2023\nDr
+        # [X]" is the date's article, not the doctor's
+        between = tail[found[-2].end() : found[-1].start()] if len(found) > 1 else ""
+        if g is None and re.fullmatch(r"[ \t]+", between):
             g = _ARTICLE_GENDER.get(_key(words[-2]))
         return g, None
-    if last in KIN and words[-1].islower():  # "COUSIN, [PHILIPPINE]": a surname, not her cousin
-        return None, KIN[last]
+    if last in KIN and (words[-1].islower() or _capitalised_kin(words[-1], tail[: found[-1].start()])):
+        return None, KIN[last]  # "COUSIN, [PHILIPPINE]": a surname, not her cousin
     if _AGREEMENT.get(lang, {}).get(last) and words[-1].islower():
         return _AGREEMENT[lang][last], None  # "votre patiente, [NOM Prénom]": the noun agrees
     return None, None
@@ -749,6 +816,11 @@ _AGREEMENT: dict[str, dict[str, str]] = {
            "parturiente": "female", "accouchée": "female", "opérée": "female", "opéré": "male"},
     "es": {"enferma": "female", "enfermo": "male", "usuaria": "female", "usuario": "male"},
 }
+
+
+def starts_sentence(before: str) -> bool:
+    """The text before a mention ends where a sentence or a line starts."""
+    return bool(_SENTENCE_START.search(before))
 
 
 def title_before(before: str, lang: str) -> bool:
@@ -768,10 +840,30 @@ def title_word(before: str, lang: str) -> str:
 
 
 def kin_before(before: str) -> bool:
-    """A kinship word is the last word before a mention ("his wife [Mary]", "su pareja [Luis]"): what
-    follows it is a given name, or a full name, never a surname alone."""
-    words = [w.group() for w in _WORD.finditer(before[-40:])]
-    return bool(words) and before[-1:].isspace() and _key(words[-1]) in KIN and words[-1].islower()
+    """A kinship word is the last word before a mention ("his wife [Mary]", "su pareja [Luis]", "mum
+    ([Abena])", "su mujer, [Miren]", "Daughter [Faith]" at the start of a sentence): what follows it
+    is a given name, or a full name, never a surname alone."""
+    tail = before[-40:]
+    found = list(_WORD.finditer(tail))
+    if not found or not re.search(r"(?:\s|[(,:]\s*)$", tail) or not re.fullmatch(
+        r"\s*[(,:]?\s*", tail[found[-1].end() :]
+    ):
+        return False
+    w = found[-1].group()
+    return _key(w) in KIN and (w.islower() or _capitalised_kin(w, tail[: found[-1].start()]))
+
+
+# what may stand before a sentence's first word: nothing, a line break, the end of a sentence, a
+# colon or semicolon, a dash, an opening bracket or quote
+_SENTENCE_START = re.compile(r"(?:^|[\n.;:!?(«\"“\-–—•*])\s*$")
+
+
+def _capitalised_kin(word: str, before: str) -> bool:
+    """A capitalised kinship word that is one: at the start of a sentence or a line ("Daughter
+    Faith", "Fils (Rachid)"), written like a word (not in capitals: "COUSIN, PHILIPPINE" is a
+    surname), and no surname of the lists ("Sobrino")."""
+    return word[:1].isupper() and word[1:].islower() and not is_surname(word) and bool(
+        _SENTENCE_START.search(before))
 
 
 @cache

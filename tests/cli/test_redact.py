@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from deid.cli import main
-from deid.cli._detector import NO_NAMES_WARNING
-from deid.cli.redact import build_detector
+from deid.cli._detector import detector_from_args
+from deid.pipeline import RULES_ONLY_WARNING
 
 NOTE = "Patient vu le 12/02/2020, tél 01 23 45 67 89, IPP : 8012939402.\nHomme de 40 ans.\n"
 
@@ -28,7 +28,7 @@ def test_redact_prints_the_note_with_category_placeholders(tmp_path: Path,
     note = tmp_path / "note.txt"
     note.write_text(NOTE, encoding="utf-8")
     code, out, err = run(capsys, "redact", "--rules-only", str(note))
-    assert code == 0 and err == NO_NAMES_WARNING + "\n"
+    assert code == 0 and err == f"WARNING: {RULES_ONLY_WARNING}\n"
     assert out == "Patient vu le [DATE], tél [TEL], IPP : [QID].\nHomme de [AGE].\n"
 
 
@@ -102,7 +102,7 @@ def test_an_unknown_language_is_rejected_by_the_parser(capsys: pytest.CaptureFix
 def test_rules_only_builds_the_rules_alone() -> None:
     args = argparse.Namespace(rules_only=True, model=None, lang="fr", json=False, backend=None,
                               min_phi_prob=None)
-    assert build_detector(args).model_name == "rules"
+    assert detector_from_args(args).model_name == "rules"
 
 
 def test_a_missing_model_directory_is_a_one_line_error(tmp_path: Path,
@@ -122,7 +122,7 @@ def test_dp_strategy_keeps_a_patients_surrogates_across_runs_with_a_local_memo(
     first.write_text("Admis le 12/02/2020. IPP : 8012939402. Homme de 40 ans.\n", encoding="utf-8")
     second.write_text("Revu le 12/02/2020 (IPP : 8012939402).\n", encoding="utf-8")
     memo = tmp_path / "memo" / "store.sqlite"
-    common = ["redact", "--rules-only", "--strategy", "dp", "--date", "2020-03-01", "--patient", "p1",
+    common = ["redact", "--rules-only", "--profile", "dp", "--date", "2020-03-01", "--patient", "p1",
               "--store", str(memo), "--json"]
     _, out1, _ = run(capsys, *common, str(first))
     _, out2, _ = run(capsys, *common, str(second))
@@ -208,21 +208,24 @@ def test_a_jsonl_stream_is_read_in_one_process_and_bad_lines_are_skipped_unechoe
     assert "deid redact: 2 notes" in err
 
 
-def test_strategy_choices_are_the_librarys_modes_and_profile_is_an_alias(
+def test_profile_choices_are_the_librarys_profiles_and_strategy_is_a_deprecated_alias(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import deid.substitute as substitute
     from deid.cli import build_parser
+    from deid.substitution import PROFILES
 
-    modes = substitute.MODES
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     redact_parser = sub.choices["redact"]  # type: ignore[attr-defined]
-    action = next(a for a in redact_parser._actions if a.dest == "strategy")
-    assert list(action.choices) == list(modes) and "--profile" in action.option_strings
+    flags = {s: a for a in redact_parser._actions if a.dest == "profile" for s in a.option_strings}
+    assert set(flags) == {"--profile", "--strategy"}
+    assert list(flags["--profile"].choices) == list(PROFILES) == list(flags["--strategy"].choices)
     note = tmp_path / "note.txt"
     note.write_text(FRENCH, encoding="utf-8")
-    _, by_profile, _ = run(capsys, "redact", "--rules-only", "--profile", "placeholder", str(note))
-    _, by_strategy, _ = run(capsys, "redact", "--rules-only", "--strategy", "placeholder", str(note))
-    assert by_profile == by_strategy
+    common = ("--rules-only", "--seed", "3", str(note))
+    _, by_profile, profile_err = run(capsys, "redact", "--profile", "random", *common)
+    _, by_strategy, strategy_err = run(capsys, "redact", "--strategy", "random", *common)
+    assert by_profile == by_strategy and "[DATE]" not in by_profile
+    assert "deprecated" not in profile_err
+    assert "--strategy is deprecated, use --profile" in strategy_err
     with pytest.raises(SystemExit):
         main(["redact", "--profile", "no-such-mode", str(note)])
 
@@ -280,7 +283,7 @@ def test_redact_reads_and_writes_dates_in_the_feeds_order_and_says_what_it_kept(
     for locale, first, second in (("en-US", date(2024, 3, 9), date(2024, 3, 12)),
                                   ("en-GB", date(2024, 9, 3), date(2024, 12, 3))):
         code, out, _ = run(capsys, "redact", "--rules-only", "--json", "--lang", "en", "--locale", locale,
-                           "--strategy", "dp", "--date", "2024-12-20", "--seed", "4", str(note))
+                           "--profile", "dp", "--date", "2024-12-20", "--seed", "4", str(note))
         assert code == 0
         shape = r"Admitted (\d+)/(\d+)/(\d{4}), discharged (\d+)/(\d+)/(\d{4})\."
         m = re.fullmatch(shape, json.loads(out)["text"])
@@ -290,7 +293,7 @@ def test_redact_reads_and_writes_dates_in_the_feeds_order_and_says_what_it_kept(
         assert got[0] < got[1]  # written back in the feed's order, stay before discharge
         assert (got[1] - got[0]).days < 5 * (second - first).days + 60
     note.write_text("Homme de 40 ans, vu le 3 mars 2021.", encoding="utf-8")
-    code, out, _ = run(capsys, "redact", "--rules-only", "--json", "--strategy", "random",
+    code, out, _ = run(capsys, "redact", "--rules-only", "--json", "--profile", "random",
                        "--date", "2021-03-05", str(note))
     doc = json.loads(out)
     assert code == 0 and doc["text"].startswith("Homme de 40 ans") and doc["kept_labels"] == ["AGE", "SEX"]
@@ -336,12 +339,12 @@ def test_jsonl_notes_of_one_patient_share_one_memo_without_store(
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     import deid.cli.redact as redact
 
-    original = redact.build_detector
-    redact.build_detector = lambda args: Names()  # type: ignore[assignment,misc,return-value]
+    original = redact.detector_from_args
+    redact.detector_from_args = lambda args, **_: Names()  # type: ignore[assignment,misc,return-value]
     try:
-        code, out, _ = run(capsys, "redact", "--jsonl", "--strategy", "random", "--seed", "1", str(src))
+        code, out, _ = run(capsys, "redact", "--jsonl", "--profile", "random", "--seed", "1", str(src))
     finally:
-        redact.build_detector = original
+        redact.detector_from_args = original
     assert code == 0
     first, second = (json.loads(line)["text"] for line in out.splitlines())
     assert first.split()[1:3] == second.split()[1:3]  # one patient, one surrogate name

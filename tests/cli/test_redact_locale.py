@@ -40,7 +40,7 @@ class Marks:
 
 @pytest.fixture
 def letter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(redact, "build_detector", lambda args: Marks())
+    monkeypatch.setattr(redact, "detector_from_args", lambda args, **_: Marks())
     monkeypatch.delenv("DEID_LOCALES", raising=False)
     monkeypatch.delenv("DEID_LOCALE_FROM_TEXT", raising=False)
     path = tmp_path / "letter.txt"
@@ -49,7 +49,7 @@ def letter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def redacted(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> tuple[str, str]:
-    code = main(["redact", "--json", "--strategy", "random", "--date", "2024-02-22", "--seed", "5",
+    code = main(["redact", "--json", "--profile", "random", "--date", "2024-02-22", "--seed", "5",
                  *extra, str(path)])
     out, err = capsys.readouterr()
     assert code == 0, err

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deid.convention import conform
+from deid.detection.convention import conform
 from deid.labels import Label
 from deid.spans import Span
 

@@ -140,13 +140,10 @@ def test_the_merge_keeps_every_character_the_rules_or_the_model_flagged() -> Non
 
 
 def _replaced(text: str, spans: list[Span]) -> str:
-    """The text after substitution with placeholders (whichever API the substitution package has)."""
-    import deid.substitute as sub
+    """The text after substitution with placeholders."""
+    from deid.substitution import deidentify_text
 
-    fn = getattr(sub, "deidentify_text", None)
-    if fn is not None:
-        return str(fn(text, spans, "fr", strategy="placeholder").text)
-    return str(sub.redact_text(text, spans, strategy="placeholder"))  # type: ignore[attr-defined]
+    return deidentify_text(text, spans, "fr", profile="placeholder").text
 
 
 class _Model:
@@ -188,11 +185,15 @@ def test_a_date_its_context_proves_a_score_is_dropped_and_the_value_kept() -> No
     assert _replaced(text, spans) == text
 
 
-@pytest.mark.parametrize("first", ["deid.rules", "deid.merge", "deid.detection", "deid.convention",
-                                   "deid.plausibility", "deid.detect", "deid.substitute", "deid.pipeline"])
-def test_the_old_module_paths_import_in_any_order(first: str) -> None:
-    code = (f"import {first}; from deid.merge import merge, resolve, clusters; "
-            "from deid.detect import Detector, Recognizer; "
-            "from deid.convention import conform, conform_span; "
-            "from deid.plausibility import plausible; from deid.detection import HybridDetector, combine")
+@pytest.mark.parametrize("first", ["deid.rules", "deid.spans", "deid.detection", "deid.detection.merge",
+                                   "deid.detection.convention", "deid.detection.plausibility",
+                                   "deid.protocols", "deid.concepts.offsets", "deid.substitution",
+                                   "deid.pipeline"])
+def test_the_detection_modules_import_in_any_order(first: str) -> None:
+    code = (f"import {first}; from deid.detection.merge import merge; "
+            "from deid.spans import clusters, resolve; "
+            "from deid.protocols import Detector, Recognizer; "
+            "from deid.detection.convention import conform, conform_span; "
+            "from deid.detection.plausibility import plausible; "
+            "from deid.detection import HybridDetector, combine")
     subprocess.run([sys.executable, "-c", code], check=True)

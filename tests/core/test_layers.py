@@ -1,10 +1,14 @@
-"""The library does not depend on the streaming shell: ``deid/`` never imports ``worker``,
-``aiokafka`` or ``faust``, and ``redis`` only inside its Redis adapter, not even inside a function
-(every import statement of every module is walked with ``ast``)."""
+"""The house plan of ``deid/``: its packages stand on declared floors (``FLOORS``, also in
+README.md's layout section), a module imports only from its own package and from floors below,
+and no modules import each other round a loop. The library does not depend on the streaming
+shell: ``deid/`` never imports ``worker``, ``aiokafka`` or ``faust``, and ``redis`` only inside its
+Redis adapter, not even inside a function (every import statement of every module is walked with
+``ast``, at module level, in functions and under ``TYPE_CHECKING`` alike)."""
 
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -39,6 +43,184 @@ def _top(module: str) -> str:
 
 
 LIB_FILES = sorted(LIB.rglob("*.py"))
+
+# The floors of deid/, bottom first: a package (or a module directly under deid/) imports from
+# its own package and from lower floors only, never from its own floor or above. Read from what
+# imports what, not wished: the keyed hashes (keys) and the memo port (store) need the settings;
+# the privacy mechanisms count in the store's micro-units; the date parser (temporal) draws its
+# noise from privacy; detection reads dates and weekdays with temporal's lexicon and names with
+# the rules' tables, so rules sit below detection; the concept tagger is a second head on the
+# NER encoder (ner below concepts). The lab packages (synth, corpora, neighbours, eval, share) sit
+# where their imports put them today: synthetic notes are drawn with the surrogate generators,
+# corpora are read under detection's span convention, the neighbour table's builder reads corpora
+# and synthetic notes while its runtime half (replace, table) serves substitution's "neighbours"
+# strategy. ``deid`` itself (``__version__``) is below everything and ``__main__`` above.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("labels", "settings", "data"),
+    ("spans", "events", "render", "keys", "store"),
+    ("protocols", "locales", "hl7", "privacy"),
+    ("deadline", "temporal"),
+    ("rules", "surrogates"),
+    ("detection", "ner", "synth"),
+    ("concepts", "corpora"),
+    ("neighbours",),
+    ("substitution",),
+    ("pipeline",),
+    ("eval", "share"),
+    ("cli",),
+)
+FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
+# Imports against the plan in code another engineer is writing now (deid/share, issue 34's lab
+# work): each is named, and the test fails once one is gone so that the list only shrinks.
+PENDING = {
+    ("deid/share/from_repr.py", "deid.cli"),
+    ("deid/share/from_repr.py", "deid.cli.repr_lab"),
+}
+# The former re-export modules: their names must not come back (import the real module).
+LEFTOVERS = ("detect", "substitute", "merge", "plausibility", "convention")
+
+
+def _module_of(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _unit(module: str) -> str | None:
+    """The floor unit of a ``deid`` module: its package or top-level module under ``deid/``; None
+    for ``deid`` itself and for anything outside the library."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "deid" and len(parts) > 1 else None
+
+
+def library_imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """Every ``deid`` module an import statement of ``path`` names, relative imports resolved and
+    ``from package import module`` read as the module."""
+    me = _module_of(path, root)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if _top(a.name) == "deid"]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            if _top(base) != "deid":
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                is_module = (root / Path(*sub.split("."))).with_suffix(".py").is_file() or (
+                    root / Path(*sub.split(".")) / "__init__.py").is_file()
+                found.append((node.lineno, sub if is_module else base))
+    return sorted(set(found))
+
+
+def against_the_plan(root: Path = ROOT) -> list[str]:
+    """Each import of a ``deid`` module from its own floor (another package) or a floor above."""
+    bad = []
+    for path in sorted((root / "deid").rglob("*.py")):
+        rel = str(path.relative_to(root))
+        mine = _unit(_module_of(path, root))
+        for line, module in library_imports(path, root):
+            theirs = _unit(module)
+            if mine in (None, "__main__") or theirs is None or theirs == mine or (rel, module) in PENDING:
+                continue
+            if mine not in FLOOR or theirs not in FLOOR:
+                homeless = mine if mine not in FLOOR else theirs
+                bad.append(f"{rel}:{line} imports {module}: {homeless} has no floor")
+            elif FLOOR[theirs] >= FLOOR[mine]:
+                where = "on its own floor" if FLOOR[theirs] == FLOOR[mine] else "above it"
+                bad.append(f"{rel}:{line} imports {module} ({theirs}, {where})")
+    return bad
+
+
+def import_loops(root: Path = ROOT) -> list[list[str]]:
+    """Modules of ``deid/`` that import each other round a loop (any import statement counts)."""
+    files = {_module_of(p, root): p for p in (root / "deid").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        graph[name] = set()
+        for _, module in library_imports(path, root):
+            while module not in files and "." in module:
+                module = module.rpartition(".")[0]
+            if module in files and module != name:
+                graph[name].add(module)
+    loops: list[list[str]] = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = [stack.pop()]
+            while component[-1] != v:
+                component.append(stack.pop())
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return loops
+
+
+def test_every_package_of_the_library_has_one_floor() -> None:
+    units = {p.stem if p.is_file() else p.name for p in LIB.iterdir()
+             if (p.suffix == ".py" or (p / "__init__.py").is_file())
+             and p.stem not in ("__init__", "__main__")}
+    assert units == set(FLOOR), f"no floor: {sorted(units - set(FLOOR))}; gone: {sorted(set(FLOOR) - units)}"
+    assert sum(len(f) for f in FLOORS) == len(FLOOR)  # no package on two floors
+
+
+def test_no_import_runs_up_a_floor_or_across_one() -> None:
+    bad = against_the_plan()
+    assert not bad, "\n".join(bad)
+
+
+def test_no_modules_import_each_other_round_a_loop() -> None:
+    loops = import_loops()
+    assert not loops, "\n".join(" <-> ".join(loop) for loop in loops)
+
+
+def test_the_pending_exceptions_are_still_needed() -> None:
+    seen = {(str(p.relative_to(ROOT)), m) for p in LIB_FILES for _, m in library_imports(p)}
+    assert seen >= PENDING, f"remove from PENDING: {sorted(PENDING - seen)}"
+
+
+def test_the_plan_checker_sees_an_upward_import_a_loop_and_a_relative_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "deid"
+    for name, text in {
+        "__init__.py": "",
+        "labels.py": "def f():\n    from deid.cli import main\n",  # floor 0 reaching the top
+        "rules/__init__.py": "from .base import X\n",
+        "rules/base.py": "from deid.rules import other\nX = 1\n",
+        "rules/other.py": "import deid.rules.base\n",  # base <-> other
+        "cli/__init__.py": "",
+    }.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_text(text)
+    assert [m for _, m in library_imports(pkg / "rules" / "__init__.py", tmp_path)] == ["deid.rules.base"]
+    assert against_the_plan(tmp_path) == ["deid/labels.py:2 imports deid.cli (cli, above it)"]
+    assert import_loops(tmp_path) == [["deid.rules.base", "deid.rules.other"]]
+
+
+def test_the_former_re_export_modules_are_gone_and_nothing_names_them() -> None:
+    assert not [n for n in LEFTOVERS if (LIB / f"{n}.py").exists()]
+    pattern = re.compile(r"\bdeid[./](?:" + "|".join(LEFTOVERS) + r")\b")
+    where = [*LIB_FILES, *(ROOT / "worker").rglob("*.py"), *(ROOT / "tests").rglob("*.py"),
+             *(ROOT / "bench").rglob("*.py"), ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    named = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in where if p.name != "BENCHMARKS.md"
+             for m in pattern.finditer(p.read_text(encoding="utf-8"))]
+    assert not named, "\n".join(named)
 
 
 def test_the_walker_sees_imports_nested_in_functions(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""The checks on the model's spans before the merge (deid.plausibility): a span a check doubts is
+"""The checks on the model's spans before the merge (deid.detection.plausibility): a span a check doubts is
 kept under the generic PHI label (recall first), never dropped."""
 
 from __future__ import annotations
 
+from deid.detection.plausibility import plausible
 from deid.labels import Label
-from deid.plausibility import plausible
 from deid.spans import Span
 
 

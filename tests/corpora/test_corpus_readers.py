@@ -89,7 +89,7 @@ def test_every_mapped_label_is_a_project_label_or_explicitly_dropped() -> None:
 
 def test_readers_put_gold_spans_under_the_project_convention(tmp_path: Path) -> None:
     """ECHR's leading articles and titles go, and eds-pseudo's whole addresses become three spans,
-    so a model trained on the mix sees one convention (deid.convention)."""
+    so a model trained on the mix sees one convention (deid.detection.convention)."""
     echr = tmp_path / "FR-manual-train.tsv"
     echr.write_text("\n".join(["le B-DATE", "3 I-DATE", "août I-DATE", "Mme B-PER", "Anne I-PER", ""]),
                     encoding="utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from deid.corpora.realistic import Mention, Note, Person
-from deid.eval.audit import NoteAudit, Replaced, align, broken_facts, mention_leaks, read_date
+from deid.eval.audit import NoteAudit, Replaced, TownTable, align, broken_facts, mention_leaks, read_date
 from deid.eval.audit_run import given_name_genders, town_table
 from deid.eval.keeps import KEPT_ON_PURPOSE, markdown_table
 
@@ -162,3 +162,11 @@ def test_a_weekday_kept_where_the_profile_keeps_weekdays_is_no_leak() -> None:
     same = [Replaced(5, 16, 5, 16, "DATE", "random", "last Friday")]
     assert mention_leaks("n1", m, text, same, "random") == []
     assert [f.kind for f in mention_leaks("n1", m, text, same, "dp")] == ["drawn_back"]
+
+
+def test_a_zip_generalised_to_its_first_digits_fits_any_town_under_them() -> None:
+    towns = TownTable({"US": [("cambridge", {"02138", "02139"}, {"ma"}), ("boston", {"02108"}, {"ma"}),
+                              ("seattle", {"98101"}, {"wa"})]})
+    assert towns.exists("US", "Cambridge", "021**") is True
+    assert towns.exists("US", "Boston", "021**-****") is True
+    assert towns.exists("US", "Seattle", "021**") is False

@@ -37,7 +37,7 @@ class DateOnlyDetector:
 @pytest.fixture
 def detector(monkeypatch: pytest.MonkeyPatch) -> DateOnlyDetector:
     fake = DateOnlyDetector()
-    monkeypatch.setattr(eval_cli, "build_detector", lambda args: fake)
+    monkeypatch.setattr(eval_cli, "detector_from_args", lambda args, **_: fake)
     return fake
 
 
@@ -227,13 +227,13 @@ def test_unwritable_output_is_a_one_line_error(
 
 def test_a_missing_model_directory_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(CliError, match="no model at"):
-        eval_cli.build_detector(argparse.Namespace(model=tmp_path / "m", rules_only=False))
+        eval_cli.detector_from_args(argparse.Namespace(model=tmp_path / "m", rules_only=False))
     with pytest.raises(CliError, match="exclude each other"):
-        eval_cli.build_detector(argparse.Namespace(model=Path("m"), rules_only=True))
+        eval_cli.detector_from_args(argparse.Namespace(model=Path("m"), rules_only=True))
 
 
 def test_rules_only_builds_the_rules_alone() -> None:
-    detector = eval_cli.build_detector(argparse.Namespace(model=None, rules_only=True))
+    detector = eval_cli.detector_from_args(argparse.Namespace(model=None, rules_only=True))
     assert detector.model_name == "rules"
 
 
@@ -262,7 +262,7 @@ def test_default_detector_merges_the_rules_with_the_shipped_model(monkeypatch: p
     loaded: list[Path] = []
     monkeypatch.setattr(deid.ner, "load_detector_from_settings",
                         lambda settings, path=None, **_: loaded.append(path) or FakeModel())
-    detector = eval_cli.build_detector(argparse.Namespace(model=None, rules_only=False))
+    detector = eval_cli.detector_from_args(argparse.Namespace(model=None, rules_only=False))
     assert isinstance(detector, HybridDetector)
     assert loaded == [deid.ner.DEFAULT_MODEL_DIR]
 

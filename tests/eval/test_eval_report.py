@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from deid.eval import EvalReport, RunInfo, evaluate
+from deid.eval import EvalReport, RunInfo, evaluate, render_table
 from deid.labels import Label
 from deid.spans import Document, Span
 
@@ -57,7 +57,7 @@ def test_json_round_trips_to_an_equal_report() -> None:
 
 
 def test_table_shows_a_row_per_label_and_the_micro_average() -> None:
-    table = make_report(RUN).to_table()
+    table = render_table(make_report(RUN))
     lines = table.splitlines()
     assert lines[0] == "corpus: dev (brat, es), 1 documents"
     assert lines[1] == "detector: fake 0, detection 0.50 s, 2.0 docs/s"
@@ -73,7 +73,7 @@ def test_table_shows_a_row_per_label_and_the_micro_average() -> None:
 
 
 def test_table_columns_line_up() -> None:
-    lines = make_report().to_table().splitlines()
+    lines = render_table(make_report()).splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("label "))
     header = lines[at]
     bars = [i for i, ch in enumerate(header) if ch == "|"]
@@ -94,6 +94,6 @@ def test_the_official_scores_come_first_and_use_the_corpus_tags() -> None:
     ner = report.official["ner_strict"]
     assert (ner.n_gold, ner.n_pred, ner.found) == (2, 2, 1)
     assert report.official["span_strict"].f1 == 1.0
-    table = report.to_table().splitlines()
+    table = render_table(report).splitlines()
     assert table[0].startswith("official scores")
     assert EvalReport.from_json(report.to_json()) == report

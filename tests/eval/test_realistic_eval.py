@@ -10,7 +10,7 @@ import pytest
 
 from deid.corpora import CorpusFormatError, detect_format, read_corpus
 from deid.corpora.realistic import Mention, Note, Person, write_jsonl
-from deid.eval import evaluate
+from deid.eval import evaluate, render_table
 from deid.labels import Label
 from deid.spans import Span
 
@@ -71,4 +71,4 @@ def test_clinical_tokens_changed_counts_only_tokens_outside_gold(corpus: Path) -
     assert report.n_tokens == 9 and clinical == 7  # Pt Ruth Abney resting , husband at bedside .
     assert report.clinical_changed_per_1000 == pytest.approx(1000 / 7)
     assert evaluate([doc], [predicted[:1]]).clinical_changed_per_1000 == 0.0
-    assert "clinical tokens changed: 1 of 7" in report.to_table()
+    assert "clinical tokens changed: 1 of 7" in render_table(report)

@@ -1,5 +1,5 @@
 """Fuzz the substitution engine (``deid.substitution``) under every profile: placeholder, dp,
-random, safe-harbor (``deid.substitution.modes.MODES``).
+random, safe-harbor (``deid.substitution.profiles.PROFILES``).
 
 1. Random spans (any label, overlapping or not, aligned on a value or cutting through words) over
    random text, with a document date anywhere in the window the worker accepts or none: the
@@ -29,9 +29,9 @@ from deid.events import EARLIEST_DOCUMENT, latest_document
 from deid.labels import KEPT_BY_DEFAULT, Label
 from deid.settings import Settings
 from deid.spans import Span
-from deid.substitution.modes import MODES, deidentify_text
+from deid.substitution.profiles import PROFILES, deidentify_text
 
-PROFILES = tuple(MODES)
+PROFILES = tuple(PROFILES)
 SETTINGS = Settings.model_validate({})
 # 100 ms plus 200 µs per character of CPU (measured: ~3 ms a call, ~20 µs per character).
 BASE_S, PER_CHAR_S = 0.1, 200e-6
@@ -62,7 +62,7 @@ def _warm() -> None:
              Span(37, 42, Label.POSTCODE), Span(48, 62, Label.PHONE), Span(64, 70, Label.AGE)]
     for profile in PROFILES:
         for lang in LOCALES:
-            deidentify_text(text, spans, lang, date(2024, 1, 1), strategy=profile, rng=random.Random(0),
+            deidentify_text(text, spans, lang, date(2024, 1, 1), profile=profile, rng=random.Random(0),
                             settings=SETTINGS)
 
 
@@ -111,7 +111,7 @@ def test_any_spans_over_any_text_substitute_without_error_under_every_profile(
     locale = data.draw(st.sampled_from(LOCALES[lang]))
     date_order = data.draw(st.sampled_from((None, "dmy", "mdy")))
     for profile in PROFILES:
-        out = within(lambda p=profile: deidentify_text(text, spans, lang, doc_date, strategy=p,
+        out = within(lambda p=profile: deidentify_text(text, spans, lang, doc_date, profile=p,
                                                        rng=random.Random(seed), settings=SETTINGS,
                                                        locale=locale, date_order=date_order),
                      size=len(text), base_s=BASE_S, per_unit_s=PER_CHAR_S)
@@ -128,7 +128,7 @@ def test_an_identifier_of_numeric_signs_only_is_substituted(value: str) -> None:
     nothing is drawn the result equals the value and it calls itself again, without end (Python's
     recursion limit: a RecursionError out of the worker's substitution). Strict: when fixed, this
     test passes and says so; then drop the marker and the exclusion in ``TEXT_CHARS``."""
-    out = deidentify_text(f"n° {value}", [Span(3, 3 + len(value), Label.ID)], "fr", None, strategy="dp",
+    out = deidentify_text(f"n° {value}", [Span(3, 3 + len(value), Label.ID)], "fr", None, profile="dp",
                           rng=random.Random(0), settings=SETTINGS)
     assert isinstance(out.text, str)
 
@@ -183,7 +183,7 @@ def _survivors(out: str, words: list[str], runs: list[str]) -> list[str]:
 @pytest.mark.parametrize("label", [Label.PHONE, Label.FAX])
 def test_a_phone_span_without_digits_is_not_published_as_it_came(profile: str, label: Label) -> None:
     value = "Qbbybbb.Qzxyk@example.org"
-    out = deidentify_text(f"Appeler {value}.", [Span(8, 8 + len(value), label)], "fr", None, strategy=profile,
+    out = deidentify_text(f"Appeler {value}.", [Span(8, 8 + len(value), label)], "fr", None, profile=profile,
                           rng=random.Random(0), settings=SETTINGS).text
     assert "Qbbybbb" not in out and "Qzxyk" not in out, out
 
@@ -201,7 +201,7 @@ def test_no_word_of_a_detected_value_survives_unless_the_profile_keeps_it(
         text += value + " "
     text += "."
     for profile in PROFILES:
-        out = deidentify_text(text, spans, lang, date(2024, 6, 10), strategy=profile, rng=random.Random(seed),
+        out = deidentify_text(text, spans, lang, date(2024, 6, 10), profile=profile, rng=random.Random(seed),
                               settings=SETTINGS).text
 
         def kept_whole(label: Label, profile: str = profile) -> bool:

@@ -15,7 +15,7 @@ from deid.labels import Label
 from deid.settings import ModelSettings, Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore
-from deid.substitute import Substituter
+from deid.substitution import Substituter
 
 MODEL = ModelInfo(name="gold", version="0")
 

@@ -21,7 +21,7 @@ from deid.neighbours.table import fold, related
 from deid.settings import Settings
 from deid.spans import Document, Span
 from deid.store.memory import InMemoryStore
-from deid.substitute import Substituter
+from deid.substitution import Substituter
 from deid.synth.generator import generate_notes
 
 NOTE = ("Le patient Jean DUPONT, 45 ans, a été vu le 12/03/2021 à l'hôpital de Besançon.\n"

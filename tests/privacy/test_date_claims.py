@@ -20,7 +20,7 @@ from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
-from deid.substitution.modes import deidentify_text, mode_settings
+from deid.substitution.profiles import deidentify_text, profile_settings
 from deid.temporal import parse
 from deid.temporal.lexicon import WEEKDAYS, fold
 
@@ -33,13 +33,13 @@ def _run(
 ) -> str:
     settings = Settings(privacy=PrivacySettings(epsilon_per_note=1.0, patient_cap=1e6))
     return deidentify_text(
-        text, spans_of(text, marks), lang, day, strategy=profile, rng=random.Random(seed), settings=settings
+        text, spans_of(text, marks), lang, day, profile=profile, rng=random.Random(seed), settings=settings
     ).text
 
 
 def _engine(seed: int, profile: str = "dp") -> tuple[Substituter, InMemoryStore, KeyHasher]:
     store, hasher = InMemoryStore(), KeyHasher(SECRET)
-    settings = mode_settings(
+    settings = profile_settings(
         Settings(privacy=PrivacySettings(epsilon_per_note=1.0, patient_cap=1e6)), profile
     )
     return Substituter(store, hasher, settings, random.Random(seed)), store, hasher

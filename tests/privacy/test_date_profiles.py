@@ -18,7 +18,7 @@ from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
-from deid.substitution.modes import deidentify_text, mode_settings
+from deid.substitution.profiles import deidentify_text, profile_settings
 from deid.temporal import parse
 from deid.temporal.lexicon import MONTHS, WEEKDAYS
 
@@ -31,7 +31,7 @@ FR_ABBR = r"janv\.|févr\.|mars|avr\.|mai|juin|juil\.|août|sept\.|oct\.|nov\.|d
 def _run(text: str, marks: list[tuple[str, Label]], lang: str, day: date | None, strategy: str, seed: int,
          eps: float = 1.0) -> str:
     settings = Settings(privacy=PrivacySettings(epsilon_per_note=eps, patient_cap=1e6))
-    return deidentify_text(text, spans_of(text, marks), lang, day, strategy=strategy, rng=random.Random(seed),
+    return deidentify_text(text, spans_of(text, marks), lang, day, profile=strategy, rng=random.Random(seed),
                            settings=settings).text
 
 
@@ -154,7 +154,8 @@ def _with_fake_ref(text: str, marks: list[tuple[str, Label]], day: date, n: int,
                    ) -> list[tuple[str, date]]:
     """``n`` patients, one dp note each: the output and the note date's surrogate (its memo entry)."""
     store, hasher = InMemoryStore(), KeyHasher(SECRET)
-    settings = mode_settings(Settings(privacy=PrivacySettings(epsilon_per_note=1.0, patient_cap=1e6)), "dp")
+    base = Settings(privacy=PrivacySettings(epsilon_per_note=1.0, patient_cap=1e6))
+    settings = profile_settings(base, "dp")
     sub = Substituter(store, hasher, settings, random.Random(seed))
     spans = spans_of(text, marks)
     out = []

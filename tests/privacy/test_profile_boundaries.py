@@ -12,13 +12,13 @@ import pytest
 
 from deid.labels import Label
 from deid.spans import Span
-from deid.substitution.modes import deidentify_text
+from deid.substitution.profiles import deidentify_text
 
 
 def _one(text: str, mention: str, label: Label, profile: str, seed: int = 0,
          day: date = date(2024, 5, 2), patient: str = "p") -> str:
     i = text.index(mention)
-    out = deidentify_text(text, [Span(i, i + len(mention), label)], "en", day, strategy=profile,
+    out = deidentify_text(text, [Span(i, i + len(mention), label)], "en", day, profile=profile,
                           rng=random.Random(seed), locale="en-US", patient_id=patient)
     [s] = out.spans
     return out.text[s.start:s.end]
@@ -45,6 +45,6 @@ def test_the_random_shift_never_leaves_a_date_where_it_was() -> None:
     rng = random.Random(17)
     text = "Seen on 06/14/2022."
     for n in range(3000):
-        out = deidentify_text(text, [Span(8, 18, Label.DATE)], "en", date(2024, 5, 2), strategy="random",
+        out = deidentify_text(text, [Span(8, 18, Label.DATE)], "en", date(2024, 5, 2), profile="random",
                               rng=rng, locale="en-US", patient_id=f"p{n}")
         assert "06/14/2022" not in out.text, out.text

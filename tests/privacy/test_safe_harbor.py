@@ -16,7 +16,7 @@ import pytest
 from deid.labels import Label
 from deid.privacy.safe_harbor import restricted_zip3, zip3
 from deid.spans import Span
-from deid.substitution.modes import MODES, deidentify_text
+from deid.substitution.profiles import PROFILES, deidentify_text
 from deid.surrogates.registry import resolve_strategy
 
 SEEDS = range(5)
@@ -32,7 +32,7 @@ def _run(parts: list[str | tuple[str, Label]], seed: int,
             p = p[0]
         text += p
         pos += len(p)
-    out = deidentify_text(text, spans, "en", day, strategy="safe-harbor", rng=random.Random(seed),
+    out = deidentify_text(text, spans, "en", day, profile="safe-harbor", rng=random.Random(seed),
                           locale="en-US")
     got = sorted(out.spans, key=lambda s: s.start)
     assert len(got) == len(spans), (out.text, got)
@@ -92,9 +92,9 @@ def test_b_a_restricted_zip_in_a_note_becomes_000(seed: int) -> None:
 
 
 def test_b_the_profile_asks_for_zip3_and_no_other_profile_does() -> None:
-    assert MODES["safe-harbor"]["POSTCODE"] == "safe-harbor"
-    assert all("POSTCODE" not in MODES[m] or m == "safe-harbor" or MODES[m]["POSTCODE"] == "placeholder"
-               for m in MODES)
+    assert PROFILES["safe-harbor"]["POSTCODE"] == "safe-harbor"
+    assert all("POSTCODE" not in PROFILES[m] or m == "safe-harbor" or PROFILES[m]["POSTCODE"] == "placeholder"
+               for m in PROFILES)
 
 
 # ----------------------------------------------------------------- (C) dates and ages
@@ -147,9 +147,9 @@ def test_p_q_biometric_identifiers_and_photos_have_no_text_form_the_profile_keep
     """(P) biometric identifiers and (Q) full-face photographs: a text note carries none; what a
     detector labels OTHER (a fingerprint or voiceprint reference) becomes its placeholder."""
     from deid.settings import Settings
-    from deid.substitution.modes import mode_settings
+    from deid.substitution.profiles import profile_settings
 
-    cfg = mode_settings(Settings(), "safe-harbor")
+    cfg = profile_settings(Settings(), "safe-harbor")
     assert resolve_strategy(Label.OTHER, cfg) == "placeholder"
     _, (rendered,) = _run(["Fingerprint template ", ("FP-77A1-9C", Label.OTHER), "."], 0)
     assert rendered == "[OTHER]"

@@ -27,7 +27,7 @@ from deid.eval.keeps import kept
 from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
-from deid.substitution.modes import deidentify_text
+from deid.substitution.profiles import deidentify_text
 from deid.temporal import numbers
 from deid.temporal.lexicon import MONTHS, WEEKDAYS, fold, month_index, weekday_of
 from deid.temporal.timeline import UNIT_DAYS, Timeline
@@ -146,7 +146,7 @@ def _survivors(lang: str, text: str, label: Label, kind: str, profile: str) -> l
         [Span(3, 3 + len(text), label)],
         lang,
         REF,
-        strategy=profile,
+        profile=profile,
         rng=random.Random(0),
         settings=Settings(privacy=PrivacySettings(epsilon_per_note=1.0, patient_cap=1e6)),
     ).text

@@ -15,7 +15,7 @@ from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
 from deid.store.base import CommitResult, Release
 from deid.store.memory import InMemoryStore
-from deid.substitute import Substituter, deidentify_text
+from deid.substitution import Substituter, deidentify_text
 
 MODEL = ModelInfo(name="test", version="0")
 SECRET = b"0123456789abcdef-test-secret"
@@ -67,7 +67,7 @@ def make(store=None, seed: int = 1, **privacy) -> tuple[Substituter, InMemorySto
 
 
 def test_thread_example_is_readable_consistent_and_keeps_formats():
-    out = deidentify_text(THREAD, THREAD_SPANS, "en", date(2020, 3, 1), strategy="dp", rng=random.Random(7))
+    out = deidentify_text(THREAD, THREAD_SPANS, "en", date(2020, 3, 1), profile="dp", rng=random.Random(7))
     m = re.fullmatch(
         r"Mr\. (?P<n>[A-Z][\w'-]+) born in (?P<c1>[\w' -]+), (?P<a>\d+) years? old, "
         r"was admitted to the hospital "
@@ -205,10 +205,10 @@ async def test_interval_strategy_keeps_chronology_and_shift_moves_all_dates_of_a
 
 
 def test_placeholder_mode_and_bad_configuration():
-    out = deidentify_text(THREAD, THREAD_SPANS, "en", date(2020, 3, 1), strategy="placeholder")
+    out = deidentify_text(THREAD, THREAD_SPANS, "en", date(2020, 3, 1), profile="placeholder")
     assert out.text.startswith("Mr. [PER] born in [LOC], [AGE], was admitted")
     with pytest.raises(ValueError):
-        deidentify_text(THREAD, THREAD_SPANS, "en", strategy="nope")
+        deidentify_text(THREAD, THREAD_SPANS, "en", profile="nope")
     with pytest.raises(ValueError):
         Substituter(InMemoryStore(), KeyHasher(SECRET), Settings(strategies={"PER": "geo"}), random.Random(0))
 
@@ -222,7 +222,7 @@ def test_same_input_reference_and_seed_give_the_same_output():
 def test_overlapping_spans_are_replaced_as_their_union():
     t = "Patient Jean Dupont vu."
     spans = [Span(8, 19, Label.PATIENT), Span(13, 19, Label.PATIENT)]
-    out = deidentify_text(t, spans, "fr", strategy="placeholder")
+    out = deidentify_text(t, spans, "fr", profile="placeholder")
     assert out.text == "Patient [PER] vu."
 
 
@@ -277,7 +277,7 @@ def test_no_surrogate_brings_back_another_name_of_the_note():
              for i, w in enumerate(words)]
     real = names.name_words(words)
     for seed in range(300):
-        out = deidentify_text(text, spans, strategy="random", rng=random.Random(seed)).text
+        out = deidentify_text(text, spans, profile="random", rng=random.Random(seed)).text
         found = {names.fold(w) for w in re.findall(r"[\w-]+", out) for w in (w, *w.split("-"))}
         assert not found & real, (seed, out)
 
@@ -286,9 +286,9 @@ def test_the_patients_sex_is_kept_and_said_kept_unless_a_strategy_replaces_it():
     t = "Homme de 40 ans, vu le 3 mars 2021."
     s = spans_of(t, [("Homme", Label.SEX), ("40 ans", Label.AGE), ("3 mars 2021", Label.DATE)])
     for mode in ("dp", "random", "safe-harbor", "placeholder"):
-        out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy=mode, rng=random.Random(3))
+        out = deidentify_text(t, s, "fr", date(2021, 3, 5), profile=mode, rng=random.Random(3))
         assert out.text.startswith("Homme de ") and "SEX" in out.kept_labels, (mode, out.text)
-    replaced = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="placeholder",
+    replaced = deidentify_text(t, s, "fr", date(2021, 3, 5), profile="placeholder",
                                settings=Settings(strategies={"SEX": "placeholder"}))
     assert replaced.text == "[OTHER] de [AGE], vu le [DATE]." and replaced.kept_labels == []
 
@@ -296,7 +296,7 @@ def test_the_patients_sex_is_kept_and_said_kept_unless_a_strategy_replaces_it():
 def test_random_mode_keeps_ages_under_90_and_says_so_and_aggregates_older_ones():
     t = "Patiente de 67 ans, sa mère de 92 ans."
     s = spans_of(t, [("67 ans", Label.AGE), ("92 ans", Label.AGE)])
-    out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="random", rng=random.Random(1))
+    out = deidentify_text(t, s, "fr", date(2021, 3, 5), profile="random", rng=random.Random(1))
     assert out.text == "Patiente de 67 ans, sa mère de 90+ ans." and out.kept_labels == ["AGE"]
 
 
@@ -309,6 +309,6 @@ def test_an_email_surrogate_never_borrows_a_real_name_of_the_note():
     s = spans_of(t, [*((f"Dr {n}", Label.STAFF) for n in lasts), ("jean.durand@chu.fr", Label.EMAIL)])
     roster = {fold(n) for n in lasts}
     for seed in range(150):
-        out = deidentify_text(t, s, "fr", date(2021, 3, 5), strategy="random", rng=random.Random(seed))
+        out = deidentify_text(t, s, "fr", date(2021, 3, 5), profile="random", rng=random.Random(seed))
         local = out.text.rsplit("Contact : ", 1)[1].split("@")[0]
         assert not roster & {fold(w) for w in local.replace("-", ".").split(".")}, (seed, local)

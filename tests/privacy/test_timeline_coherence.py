@@ -41,7 +41,7 @@ from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
-from deid.substitution.modes import deidentify_text, mode_settings
+from deid.substitution.profiles import deidentify_text, profile_settings
 from deid.substitution.temporal import _SHIFT_VALUE
 from deid.temporal import expressions as tx
 
@@ -174,7 +174,7 @@ def _run_series(strategy: str, series: list[list[tuple[str, list[Span], date, st
     store = InMemoryStore()
     hasher = KeyHasher(SECRET)
     base = Settings(privacy=PrivacySettings(epsilon_per_note=eps_per_note, patient_cap=1e6))
-    sub = Substituter(store, hasher, mode_settings(base, strategy), random.Random(seed))
+    sub = Substituter(store, hasher, profile_settings(base, strategy), random.Random(seed))
     order = "mdy" if locale == "en-US" else "dmy"
     audits = []
     for p, notes in enumerate(series):
@@ -338,12 +338,12 @@ def _done_when_checks(text: str, order: str) -> tuple[bool, date]:
 ])
 def test_done_when_repeated_dp_runs_keep_order_age_and_move_the_birth_date(text, marks, lang, locale, order,
                                                                              true_birth):
-    """50 independent dp runs (fresh memo each, like repeated ``deid redact --strategy dp``): every
+    """50 independent dp runs (fresh memo each, like repeated ``deid redact --profile dp``): every
     run coherent; the birth date released unchanged in at most 5 runs (1 in 10)."""
     spans = spans_of(text, marks)
     unchanged = 0
     for seed in range(50):
-        out = deidentify_text(text, spans, lang, NOTE_DAY, strategy="dp", rng=random.Random(1000 + seed),
+        out = deidentify_text(text, spans, lang, NOTE_DAY, profile="dp", rng=random.Random(1000 + seed),
                               locale=locale)
         assert "[" not in out.text, out.text
         ok, _ = _done_when_checks(out.text, order)
@@ -357,11 +357,11 @@ def test_done_when_repeated_dp_runs_keep_order_age_and_move_the_birth_date(text,
     (DONE_EN, "en", "mdy", "02/14/1956"),
 ])
 def test_done_when_through_the_command_line(tmp_path: Path, text, lang, order, true_birth):
-    """One ``deid redact --strategy dp --rules-only`` run per language (seeded): the rule detector
+    """One ``deid redact --profile dp --rules-only`` run per language (seeded): the rule detector
     finds the dates and the age, and the printed note passes the same reader."""
     note = tmp_path / "note.txt"
     note.write_text(text + "\n", encoding="utf-8")
-    cmd = [sys.executable, "-m", "deid", "redact", "--strategy", "dp", "--date", NOTE_DAY.isoformat(),
+    cmd = [sys.executable, "-m", "deid", "redact", "--profile", "dp", "--date", NOTE_DAY.isoformat(),
            "--rules-only", "--lang", lang, "--seed", "11", str(note)]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert res.returncode == 0, res.stderr[-2000:]

@@ -38,7 +38,7 @@ from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
-from deid.substitution.modes import deidentify_text
+from deid.substitution.profiles import deidentify_text
 from deid.temporal.timeline import OPEN_SIDE_DAYS, Point, Timeline
 
 SECRET = b"timeline-privacy-test-secret-0123456789"
@@ -519,7 +519,7 @@ CLOCK_MARKS = [("14/02/1956", Label.BIRTH_DATE), ("68 ans", Label.AGE), ("02/03/
 
 def _clock_run(day: date | None, strategy: str, seed: int) -> str:
     spans = [_span(CLOCK_TEXT, s, label) for s, label in CLOCK_MARKS]
-    out = deidentify_text(CLOCK_TEXT, spans, "fr", day, strategy=strategy, rng=random.Random(seed))
+    out = deidentify_text(CLOCK_TEXT, spans, "fr", day, profile=strategy, rng=random.Random(seed))
     return out.text
 
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import pytest
 
 from deid.detection import HybridDetector
+from deid.detection.merge import merge
 from deid.labels import Label
-from deid.merge import clusters, merge, resolve
 from deid.rules import RuleDetector
-from deid.spans import Span
+from deid.spans import Span, clusters, resolve
 
 
 def rule(start: int, end: int, label: Label) -> Span:
@@ -253,7 +253,7 @@ def test_detectors_reject_batches_of_different_lengths() -> None:
     ("Donato Ruiz", ["Donato Ruiz"]),
 ])
 def test_courtesy_titles_are_trimmed_off_model_person_spans(text: str, expected: list[str]) -> None:
-    from deid.convention import conform
+    from deid.detection.convention import conform
 
     out = conform([model(0, len(text), Label.PERSON)], text)
     assert [text[s.start:s.end] for s in out] == expected

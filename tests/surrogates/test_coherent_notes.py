@@ -938,7 +938,7 @@ def test_a_french_cedex_address_stays_a_french_address() -> None:
     spans = [Span(start, start + 5, Label.POSTCODE), Span(start + 6, start + 17, Label.CITY)]
     french = gz.gazetteer("FR")
     for seed in range(20):
-        out = deidentify_text(text, spans, "fr", strategy="dp", rng=random.Random(seed)).text
+        out = deidentify_text(text, spans, "fr", profile="dp", rng=random.Random(seed)).text
         line = out.splitlines()[0]
         town = line.split("– ")[1][6:]
         assert french.find(town) is not None, line
@@ -964,7 +964,7 @@ def test_a_persons_gender_told_by_the_grammar_or_the_given_name_is_kept(
 
     start = text.index(name)
     for seed in range(12):
-        out = deidentify_text(text, [Span(start, start + len(name), Label.PATIENT)], lang, strategy="dp",
+        out = deidentify_text(text, [Span(start, start + len(name), Label.PATIENT)], lang, profile="dp",
                               rng=random.Random(seed)).text
         words = re.findall(r"[^\W\d_]+", out[start : start + len(name) + 12])
         genders = {_given_gender(w) for w in words} - {None, "U"}
@@ -983,7 +983,7 @@ def test_a_relatives_birth_date_is_never_the_patients_anchor() -> None:
     mother, baby = text.index("12/03/1990"), text.index("09/06/2024")
     spans = [Span(mother, mother + 10, Label.BIRTH_DATE), Span(baby, baby + 10, Label.BIRTH_DATE)]
     for seed in range(15):
-        out = deidentify_text(text, spans, "fr", date(2024, 6, 10), strategy="dp",
+        out = deidentify_text(text, spans, "fr", date(2024, 6, 10), profile="dp",
                               rng=random.Random(seed)).text
         first, second = re.findall(r"\d\d/\d\d/\d{4}", out)
         born = date(int(second[6:]), int(second[3:5]), int(second[:2]))

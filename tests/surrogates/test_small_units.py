@@ -23,7 +23,7 @@ from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
-from deid.substitution.modes import mode_settings
+from deid.substitution.profiles import profile_settings
 from deid.surrogates import gazetteer as gz
 
 MODEL = ModelInfo(name="test", version="0")
@@ -124,7 +124,7 @@ async def test_a_free_uniform_draw_never_returns_the_true_town_as_stated(profile
     g = gz.gazetteer("FR")
     pool = g._pool(100_000, gz.elision_of("CHU de ", "fr"))
     base = Settings(privacy=PrivacySettings(epsilon_per_note=1.0, patient_cap=1e6))
-    settings = mode_settings(base, profile)
+    settings = profile_settings(base, profile)
     sub = Substituter(InMemoryStore(), KeyHasher(settings.secret_bytes()), settings, random.Random(4))
     seen: Counter[str] = Counter()
     for n in range(400):

@@ -22,7 +22,7 @@ from deid.settings import Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter
-from deid.substitution.modes import mode_settings
+from deid.substitution.profiles import profile_settings
 from deid.surrogates import gazetteer as gz
 from worker.decode import decode_record
 from worker.mllp_decode import decode_hl7_record
@@ -84,7 +84,7 @@ async def substituted(note: RawNote, seed: int) -> tuple[list[date], str, str]:
     """The note's two dates (read back day first), its town and its postcode, after the random
     profile (one date shift per patient, towns drawn from the feed's country)."""
     sub = Substituter(InMemoryStore(), KeyHasher(b"0123456789abcdef-test-secret"),
-                      mode_settings(Settings(), "random"), random.Random(seed))
+                      profile_settings(Settings(), "random"), random.Random(seed))
 
     def span(word: str, label: Label) -> Span:
         return Span(note.text.index(word), note.text.index(word) + len(word), label)

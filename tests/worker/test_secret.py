@@ -69,7 +69,7 @@ def test_without_a_secret_a_one_off_library_run_draws_a_random_one_per_process()
 
 
 def test_redact_with_a_memo_file_refuses_to_run_without_a_secret_in_one_line(tmp_path: Path) -> None:
-    proc = _deid("redact", "--strategy", "random", "--store", str(tmp_path / "memo.db"), "-", env=_env(),
+    proc = _deid("redact", "--profile", "random", "--store", str(tmp_path / "memo.db"), "-", env=_env(),
                  stdin="Le patient Jean Dupont, né le 12/03/1961.")
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -80,7 +80,7 @@ def test_redact_with_a_memo_file_refuses_to_run_without_a_secret_in_one_line(tmp
 def test_redact_with_a_memo_file_and_a_secret_is_consistent_across_runs(tmp_path: Path) -> None:
     env = _env(DEID_HMAC_SECRET="redact-memo-secret-0123456789abcdef0123456789")
     note = "Le patient Jean Dupont est suivi."
-    outs = [_deid("redact", "--rules-only", "--strategy", "random", "--patient", "p1", "--store",
+    outs = [_deid("redact", "--rules-only", "--profile", "random", "--patient", "p1", "--store",
                   str(tmp_path / "memo.db"), "-", env=env, stdin=note) for _ in range(2)]
     assert [o.returncode for o in outs] == [0, 0], [o.stderr for o in outs]
     assert outs[0].stdout == outs[1].stdout

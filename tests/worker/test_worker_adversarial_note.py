@@ -112,7 +112,7 @@ async def livez_watch(port: int) -> AsyncIterator[list[float]]:
 def model_settings(bootstrap: str) -> Settings:
     s = worker_settings(bootstrap, "adversarial")
     s.model.enabled = True  # the shipped model, default deadline
-    assert s.batch.detect_timeout_s == 8.0 and s.batch.max_text_chars == 200_000
+    assert s.batch.detect_timeout_s == 6.0 and s.batch.max_text_chars == 200_000
     s.kafka.max_request_size = 8 * 1024 * 1024
     return s
 

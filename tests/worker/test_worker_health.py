@@ -16,10 +16,10 @@ import pytest
 from worker_testkit import GazetteerDetector, consume, produce, running_worker, worker_settings
 
 from deid.events import DeidNote, RawNote
+from deid.pipeline import RULES_ONLY_WARNING
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore
-from worker.main import RULES_ONLY_WARNING
 from worker.samples import sample_notes
 from worker.services.broker import TansuBroker, create_topics
 

@@ -75,10 +75,11 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
+    from deid.settings import SecretNotSet
     from worker.cli.worker import load_settings
 
     overrides: dict[str, Any] = {}
-    settings = load_settings()  # refuses a missing or short DEID_HMAC_SECRET first (exit 2)
+    settings = load_settings()
     flags = (("host", args.host), ("port", args.port), ("max_message_bytes", args.max_message_bytes),
              ("max_connections", args.max_connections), ("idle_timeout_s", args.idle_timeout),
              ("frame_timeout_s", args.frame_timeout))
@@ -119,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
                     ready=ready)
 
     try:
-        asyncio.run(main())
+        asyncio.run(main())  # serve refuses a missing or weak DEID_HMAC_SECRET before anything starts
+    except SecretNotSet as exc:
+        raise CliError(str(exc)) from None
     except OSError as exc:  # port in use, certificate unreadable...
         raise CliError(f"cannot start the bridge: {exc.strerror or type(exc).__name__}") from None
     except Exception as exc:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from deid.cli import CliError
-from deid.settings import SecretNotSet, Settings
+from deid.settings import Settings
 
 
 def register(subparsers: Any) -> None:
@@ -25,19 +25,17 @@ def register(subparsers: Any) -> None:
 
 
 def load_settings() -> Settings:
-    """Settings from the environment, with the secret checked first (one line, exit 2)."""
+    """Settings from the environment; an invalid one is one line (exit 2) naming the setting, and
+    what a validator says (a removed setting, a locale of another language). The secret is checked
+    once, where the service starts (``Settings.require_secret``, from ``serve``)."""
     from pydantic import ValidationError
 
     try:
-        settings = Settings()
+        return Settings()
     except ValidationError as exc:
-        fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
+        fields = ", ".join(".".join(str(p) for p in e["loc"])
+                           + (f" ({e['msg']})" if e["type"] == "value_error" else "") for e in exc.errors())
         raise CliError(f"invalid settings in the environment: {fields}") from None
-    try:
-        settings.require_secret()
-    except SecretNotSet as exc:
-        raise CliError(str(exc)) from None
-    return settings
 
 
 def run(args: argparse.Namespace) -> int:

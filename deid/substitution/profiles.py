@@ -1,6 +1,7 @@
-"""Substitution modes (profiles) and the synchronous one-note entry of the command line.
+"""Substitution profiles and the synchronous one-note entry of the command line.
 
-A mode is a table of strategies per category, laid over the settings:
+A profile (``Settings.profile``, ``deid redact --profile``) is the whole choice: a table of
+strategies (the choice for one label or category) laid over the settings:
 - ``dp``: the settings' differentially private strategies (timeline dates, ages from the
   surrogate birth date, exponential-mechanism places) with random surrogates elsewhere;
 - ``random``: random surrogates, dates moved by one secret shift per patient, ages kept below 90
@@ -26,7 +27,7 @@ from deid.store.base import PatientStore
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
 
-MODES: dict[str, dict[str, str]] = {
+PROFILES: dict[str, dict[str, str]] = {
     "dp": {},
     "random": {"DATE": "shift", "AGE": "shift", "CITY": "random"},
     # a US ZIP code keeps its first three digits ("000" for an area of 20,000 people or fewer)
@@ -38,16 +39,25 @@ MODES: dict[str, dict[str, str]] = {
 }
 
 
-def mode_settings(base: Settings, mode: str) -> Settings:
-    """``base`` with the strategies of ``mode``; the settings' own per-label choices win, except
+def profile_settings(base: Settings, profile: str) -> Settings:
+    """``base`` with the strategies of ``profile``; the settings' own per-label choices win, except
     under ``placeholder``, where they may only ask for more placeholders."""
-    if mode not in MODES:
-        raise ValueError(f"unknown strategy {mode!r}; choose one of {sorted(MODES)}")
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
     own = base.strategies
-    if mode == "placeholder":
+    if profile == "placeholder":
         own = {k: v for k, v in own.items() if v == "placeholder"}
-    merged = {**MODES[mode], **own}
+    merged = {**PROFILES[profile], **own}
     return base.model_copy(update={"strategies": merged})
+
+
+def build_substituter(settings: Settings, store: PatientStore, rng: random.Random | None = None, *,
+                      profile: str | None = None) -> Substituter:
+    """The one constructor of the substitution engine: ``profile`` (default: the settings') laid
+    over the settings, keys hashed under the deployment's secret, draws from ``rng`` (a system
+    random generator when None; seeded in tests and benches)."""
+    cfg = profile_settings(settings, profile or settings.profile)
+    return Substituter(store, KeyHasher.from_settings(cfg), cfg, rng or random.SystemRandom())
 
 
 def deidentify_text(
@@ -56,7 +66,7 @@ def deidentify_text(
     language: str = "fr",
     document_date: date | None = None,
     *,
-    strategy: str = "dp",
+    profile: str = "dp",
     rng: random.Random | None = None,
     store: PatientStore | None = None,
     settings: Settings | None = None,
@@ -65,11 +75,9 @@ def deidentify_text(
     locale: str | None = None,
     date_order: str | None = None,
 ) -> DeidNote:
-    """Substitute one text synchronously (``deid redact --strategy MODE``); ``strategy`` is one of
-    ``MODES``. Not for use inside a running event loop."""
-    cfg = mode_settings(settings or Settings(), strategy)
-    sub = Substituter(store or InMemoryStore(), KeyHasher(cfg.secret_bytes()), cfg,
-                      rng or random.SystemRandom())
+    """Substitute one text synchronously (``deid redact --profile PROFILE``); ``profile`` is one of
+    ``PROFILES``. Not for use inside a running event loop."""
+    sub = build_substituter(settings or Settings(), store or InMemoryStore(), rng, profile=profile)
     note = RawNote(event_id=event_id, patient_id=patient_id, language=language,  # type: ignore[arg-type]
                    document_date=document_date, text=text, locale=locale,  # type: ignore[arg-type]
                    date_order=date_order)  # type: ignore[arg-type]
