@@ -69,8 +69,9 @@ MUTANTS = [
            "    while len(groups) > 1:\n", "    while False:\n",
            "a unit of one town (DC, Ceuta, Melilla) is its own candidate set: the true town for sure"),
     Mutant("nir-from-refused-draw", "deid/substitution/simple.py",
-           "return formats.identifier(rng, text)",
-           "return formats.nir_with_birth(text, formats.identifier(rng, text), patient_birth(ctx, memo))",
+           "set at render\n            return formats.identifier(rng, text)",
+           "set at render\n            return formats.nir_with_birth(text, formats.identifier(rng, text), "
+           "patient_birth(ctx, memo))",
            "a NIR takes its birth digits from the note's pending (possibly refused) birth draw"),
     Mutant("zip3-restricted-list-ignored", "deid/privacy/safe_harbor.py",
            'head = "000" if head in restricted_zip3() else head', "head = head",
