@@ -19,15 +19,17 @@ def register(sub: Any) -> None:
         "--corpus",
         action="append",
         default=[],
-        metavar="PATH[:REPEAT]",
-        help="training corpus (any format read_corpus knows); REPEAT oversamples it",
+        metavar="PATH[@SPLIT][:REPEAT]",
+        help="training corpus (any format read_corpus knows); REPEAT oversamples it; the realistic "
+        "corpus (corpora/realistic/notes.jsonl) only as PATH@train",
     )
     p.add_argument(
         "--dev",
         action="append",
         default=[],
-        metavar="PATH[:MAXDOCS]",
-        help="dev corpus for model selection (first MAXDOCS documents)",
+        metavar="PATH[@SPLIT][:MAXDOCS]",
+        help="dev corpus for model selection (first MAXDOCS documents); the realistic corpus only as "
+        "PATH@dev",
     )
     p.add_argument("--synth", type=int, default=0, help="number of synthetic French notes to add")
     p.add_argument("--synth-en", type=int, default=0, metavar="N",
@@ -86,6 +88,9 @@ def register(sub: Any) -> None:
         metavar="NAME",
         help="with --export: the version string the model reports (default: the checkpoint's)",
     )
+    p.add_argument("--concepts-from", metavar="DIR", default="",
+                   help="with --export: copy DIR's concept head (concepts.* tensors, byte for byte, and "
+                   "its config) into the export, for a de-identification model continued from DIR")
     p.add_argument("--from-repr", nargs="+", default=[], metavar="FILE",
                    help="instead of text: train a de-identification head only from representation files "
                    "(deid share-repr), all made with one frozen model; writes the head to --out")
@@ -104,6 +109,64 @@ def _split_arg(arg: str, default: int) -> tuple[Path, int]:
     return Path(arg), default
 
 
+def carry_concepts(source: Path, out: Path) -> int:
+    """Put ``source``'s concept head into the exported model at ``out``: its ``concepts.*`` tensors
+    unchanged (same dtype and bytes: the head is not retrained with the de-identification model,
+    issue 30) and its ``deid_concepts`` config. The export's own tensors are kept; returns how many
+    tensors came over."""
+    import json
+
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    from deid.ner.model import CONCEPTS_KEY
+
+    src_cfg = json.loads((source / "config.json").read_text())
+    if CONCEPTS_KEY not in src_cfg:
+        raise ValueError(f"{source}: no concept head (no {CONCEPTS_KEY} in config.json)")
+    with safe_open(str(source / "model.safetensors"), framework="pt") as f:
+        names = list(f.keys())  # a safetensors handle is not iterable
+        head = {k: f.get_tensor(k) for k in names if k.startswith("concepts.")}
+    with safe_open(str(out / "model.safetensors"), framework="pt") as f:
+        names = list(f.keys())
+        own = {k: f.get_tensor(k) for k in names}
+    if not head:
+        raise ValueError(f"{source}: config.json names a concept head but its file holds no concepts.*")
+    if any(k.startswith("concepts.") for k in own):
+        raise ValueError(f"{out}: already holds a concept head")
+    save_file({**own, **head}, str(out / "model.safetensors"))
+    (out / "model.safetensors").chmod(0o644)
+    cfg = json.loads((out / "config.json").read_text())
+    cfg[CONCEPTS_KEY] = src_cfg[CONCEPTS_KEY]
+    (out / "config.json").write_text(json.dumps(cfg, indent=2, default=str))
+    return len(head)
+
+
+def _corpus_arg(arg: str, default: int, allowed_split: str) -> tuple[Path, str | None, int]:
+    """``PATH[@SPLIT][:N]``. The realistic corpus holds its dev and test notes in the same file as
+    its train notes, so it is read only with a split named, and only ``allowed_split``: a run that
+    named no split would train on the notes its figures are measured on."""
+    from deid.cli import CliError
+    from deid.corpora import CorpusFormatError, detect_format
+
+    path, n = _split_arg(arg, default)
+    head, sep, split = str(path).rpartition("@")
+    if sep and split and not Path(str(path)).exists():
+        path = Path(head)
+    else:
+        split = ""
+    try:
+        realistic = detect_format(path) == "realistic"
+    except CorpusFormatError as exc:
+        raise CliError(str(exc)) from exc
+    if realistic and split != allowed_split:
+        raise CliError(f"{path} is the realistic corpus, with train, dev and test notes in one file: "
+                       f"give it as {path}@{allowed_split} here (not {'@' + split if split else 'whole'})")
+    if split and not realistic:
+        raise CliError(f"{path}: only the realistic corpus has splits to select")
+    return path, split or None, n
+
+
 def run(args: argparse.Namespace) -> int:
     from deid.cli import CliError
 
@@ -112,10 +175,15 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             export_checkpoint(Path(args.export), Path(args.out), version=args.model_version)
+            if args.concepts_from:
+                n = carry_concepts(Path(args.concepts_from), Path(args.out))
+                print(f"carried {n} concept-head tensors from {args.concepts_from}")
         except (FileNotFoundError, ValueError) as exc:
             raise CliError(str(exc)) from exc
         print(f"exported to {args.out}")
         return 0
+    if args.concepts_from:
+        raise CliError("--concepts-from goes with --export")
 
     if args.from_repr:
         from deid.share.from_repr import train_from_repr
@@ -140,12 +208,12 @@ def run(args: argparse.Namespace) -> int:
     docs: list[Document] = []
     try:
         for arg in args.corpus:
-            path, repeat = _split_arg(arg, 1)
-            docs.extend(read_corpus(path) * repeat)
+            path, split, repeat = _corpus_arg(arg, 1, "train")
+            docs.extend(read_corpus(path, split=split) * repeat)
         dev: dict[str, list[Document]] = {}
         for arg in args.dev:
-            path, limit = _split_arg(arg, 0)
-            ddocs = read_corpus(path)
+            path, split, limit = _corpus_arg(arg, 0, "dev")
+            ddocs = read_corpus(path, split=split)
             dev[path.stem if path.is_file() else path.parent.name + "-" + path.name] = (
                 ddocs[:limit] if limit else ddocs
             )
