@@ -90,6 +90,11 @@ def decode_record(value: bytes | None, *, topic: str, partition: int, offset: in
     try:
         note = RawNote.model_validate_json(value, strict=True)
     except ValidationError as exc:
+        # JSON that orjson reads (1,024 levels) but the schema's parser does not (200 levels); one
+        # error only, read alone: a record of many unknown keys has as many errors to build
+        first = exc.errors(include_url=False, include_input=False)[0] if exc.error_count() == 1 else None
+        if first is not None and first["type"] == "json_invalid":
+            return dead("invalid_json", "JSON nested deeper than 200 levels", obj)
         return dead("schema_violation", schema_detail(exc), obj)
     if note.document_date is not None and not plausible_document_date(note.document_date):
         return dead("document_date_out_of_range",

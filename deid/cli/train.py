@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--concepts-from goes with --export")
 
     if args.from_repr:
-        from deid.share.from_repr import train_from_repr
+        from deid.cli.train_from_repr import train_from_repr
 
         return train_from_repr(args)
 

@@ -217,8 +217,9 @@ def test_the_reviews_hostile_events_are_answered() -> None:
         b"[" * 100_000: "invalid_json",
         _nested(5_000).encode(): "invalid_json",  # past orjson's nesting limit
         # deep but within pydantic's parser (200 levels; orjson's is 1,024: between the two the
-        # worker says schema_violation "<root>:json_invalid" for JSON it could read)
+        # worker says invalid_json, naming the nesting)
         _dumps(good, True)[:-1] + f', "source": {_nested(150)}}}'.encode(): None,
+        _dumps(good, True)[:-1] + f', "source": {_nested(300)}}}'.encode(): "invalid_json",
         _dumps({**good, "patient_id": "\u3000"}, True): "missing_patient_id",
         _dumps({**good, "text": "a" * (LIMIT + 1)}, True): "text_too_large",
         _dumps({**good, "document_date": "0001-01-01"}, True): "document_date_out_of_range",

@@ -1,4 +1,5 @@
-"""``deid train --from-repr FILE...``: a de-identification head from representation files only.
+"""``deid train --from-repr FILE...``: a de-identification head from representation files only
+(the command's side; the lab code it drives is ``deid.share``).
 
 Every file must come from one frozen representation model (same sha256): vectors of two models
 live in different spaces. With ``--dev CORPUS --repr-model DIR`` the head is then scored on the
