@@ -67,7 +67,9 @@ def _pet_forms(given: str) -> set[str]:
 
 
 def _initials(words: Sequence[str]) -> str | None:
-    parts = [w for w in words if fold(w) not in TITLES_AND_PARTICLES]
+    # a kinship word is no part of the name ("Daughter Teresa" has no initials "DT", which is
+    # also "dictation typed" in a transcription footer)
+    parts = [w for w in words if fold(w) not in TITLES_AND_PARTICLES and not is_person_word(w)]
     if not 2 <= len(parts) <= 3:
         return None
     return "".join(w[0] for w in parts).upper()

@@ -132,3 +132,9 @@ def test_an_institution_written_whole_is_abbreviated_by_its_head() -> None:
     text = "Sheffield Teaching Hospitals NHS Foundation Trust. cc: Occupational Health, STH"
     name = _span(text, "Sheffield Teaching Hospitals NHS Foundation Trust", Label.HOSPITAL)
     assert ("STH", "HOSPITAL") in _texts(echo_names([name], text, "en"), text)
+
+
+def test_a_kinship_word_gives_no_initials() -> None:
+    text = "Daughter Teresa at bedside.\nDD: 01/13/2023 13:05   DT: 01/13/2023 19:48"
+    name = _span(text, "Daughter Teresa", Label.RELATIVE)
+    assert ("DT", "RELATIVE") not in _texts(echo_names([name], text, "en"), text)

@@ -9,6 +9,7 @@ import re
 from datetime import date
 
 import pytest
+from surrogates_testkit import SECRET, build
 
 from deid.events import ModelInfo, RawNote
 from deid.keys import KeyHasher
@@ -21,18 +22,6 @@ from deid.surrogates import gazetteer as gz
 from deid.surrogates import identity, names
 
 MODEL = ModelInfo(name="gold", version="0")
-SECRET = b"0123456789abcdef-test-secret"
-
-
-def build(parts: list[str | tuple[str, Label]]) -> tuple[str, list[Span]]:
-    text, spans = "", []
-    for p in parts:
-        if isinstance(p, tuple):
-            spans.append(Span(len(text), len(text) + len(p[0]), p[1]))
-            text += p[0]
-        else:
-            text += p
-    return text, spans
 
 
 async def run(

@@ -11,33 +11,19 @@ import re
 from datetime import date
 
 import pytest
+from surrogates_testkit import SECRET, Part, build
 
 from deid.events import ModelInfo, RawNote
 from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import Settings
-from deid.spans import Span
 from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter
 from deid.surrogates import identity, names
 
 MODEL = ModelInfo(name="gold", version="0")
-SECRET = b"0123456789abcdef-test-secret"
 L = Label
 SEEDS = range(6)
-
-Part = str | tuple[str, Label]
-
-
-def build(parts: list[Part]) -> tuple[str, list[Span]]:
-    text, spans = "", []
-    for p in parts:
-        if isinstance(p, tuple):
-            spans.append(Span(len(text), len(text) + len(p[0]), p[1]))
-            text += p[0]
-        else:
-            text += p
-    return text, spans
 
 
 async def run(notes: list[list[Part]], lang: str, seed: int, locale: str | None = None) -> list[list[str]]:
