@@ -7,7 +7,7 @@ Usage: .venv/bin/python bench/backend_eval.py CORPUS [--backends torch,torch-bf1
 Each backend reads every document once (``NerDetector.token_predictions``); its output is decoded
 at the default operating point (the most probable tag) and at each threshold on
 P(PHI) = 1 - P(O), merged with the rules (computed once, ``deid.detection.combine``) and scored
-with ``deid.eval`` (strict and relaxed micro P / R / F1, raw, as ``deid eval`` prints them).
+with ``deid.lab.eval`` (strict and relaxed micro P / R / F1, raw, as ``deid eval`` prints them).
 The threshold curve is computed on the last backend listed.
 """
 
@@ -33,9 +33,9 @@ def main() -> None:
 
     import torch
 
-    from deid.corpora import read_corpus
     from deid.detection import combine
-    from deid.eval import Evaluator
+    from deid.lab.corpora import read_corpus
+    from deid.lab.eval import Evaluator
     from deid.ner import DEFAULT_MODEL_DIR, load_detector, load_onnx_detector
     from deid.ner.infer import InferenceConfig
     from deid.rules import RuleDetector

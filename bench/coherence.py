@@ -1,10 +1,10 @@
 """Coherence benchmark: do surrogates keep one identity per person and real place sets?
 
 Synthetic longitudinal patients in French, Spanish and English (US and UK feeds) with their
-spouse, child and doctor and their address (``deid.synth.people``: titles and kinship words in or
+spouse, child and doctor and their address (``deid.lab.synth.people``: titles and kinship words in or
 before the span, "SMITH, MARY" cut into two spans, "Sra. Martínez García", "Doña Pilar",
 initials, a relative's e-mail address built on their names) are substituted note by note
-on one store per run (as the worker does), under each substitution mode. Every mention carries
+on one store per run (as the worker does), under each profile. Every mention carries
 its shape (``"Mme {G} {S1:upper}"``), so the surrogate's given name, surnames and initial are
 read back from the output with a regular expression built from that shape, not with the code
 under test. Reported, target 0 for each:
@@ -38,12 +38,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from deid.events import ModelInfo, RawNote
+from deid.lab.synth.people import Address, Family, SynthNote, generate_families, mail_word, reads_as_title
 from deid.settings import Settings
 from deid.store.memory import InMemoryStore
 from deid.substitution import build_substituter
 from deid.surrogates import gazetteer as gz
 from deid.surrogates import names
-from deid.synth.people import Address, Family, SynthNote, generate_families, mail_word, reads_as_title
 from deid.temporal.lexicon import fold
 
 MODEL = ModelInfo(name="gold", version="0")
@@ -51,7 +51,7 @@ MODEL = ModelInfo(name="gold", version="0")
 
 @dataclass
 class Figures:
-    mode: str
+    profile: str
     patients: int = 0
     notes: int = 0
     persons: int = 0
@@ -101,9 +101,9 @@ def place_ok(a: Address, got: dict[str, str]) -> bool:
     return False
 
 
-async def run_mode(mode: str, families: list[tuple[Family, list[SynthNote]]], seed: int) -> Figures:
-    f = Figures(mode)
-    sub = build_substituter(Settings(), InMemoryStore(), random.Random(seed), profile=mode)
+async def run_profile(profile: str, families: list[tuple[Family, list[SynthNote]]], seed: int) -> Figures:
+    f = Figures(profile)
+    sub = build_substituter(Settings(), InMemoryStore(), random.Random(seed), profile=profile)
     t0 = time.perf_counter()
     for fi, (fam, notes) in enumerate(families):
         f.patients += 1
@@ -180,17 +180,18 @@ def main() -> None:
     )
     ap.add_argument("--notes", type=int, default=3, help="notes per patient")
     ap.add_argument("--seeds", type=int, default=3, help="independent runs (data and draws)")
-    ap.add_argument("--modes", default="dp,random", help="substitution modes to run")
+    ap.add_argument("--profiles", "--modes", dest="profiles", default="dp,random",
+                    help="profiles to run, comma-separated (--modes: former name)")
     ap.add_argument("--json", default="", help="write the figures there too")
     args = ap.parse_args()
     rows = []
     for seed in range(args.seeds):
         fams = generate_families(args.families, args.notes, seed)
-        for mode in args.modes.split(","):
-            rows.append(asdict(asyncio.run(run_mode(mode, fams, seed))) | {"seed": seed})
+        for profile in args.profiles.split(","):
+            rows.append(asdict(asyncio.run(run_profile(profile, fams, seed))) | {"seed": seed})
     total: dict[str, dict[str, float]] = {}
     for r in rows:
-        t = total.setdefault(r["mode"], defaultdict(float))  # type: ignore[arg-type]
+        t = total.setdefault(r["profile"], defaultdict(float))  # type: ignore[arg-type]
         for k, v in r.items():
             if isinstance(v, int | float) and k != "seed":
                 t[k] += v

@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from deid.concepts import Concept
-from deid.concepts.conll import read_conll
 from deid.concepts.offsets import move_concepts, replacements_of
+from deid.lab.corpora.conll import read_conll
 
 
 def scores(gold: list[list[Concept]], pred: list[list[Concept]]) -> dict[str, float]:

@@ -8,7 +8,7 @@ Usage:
 ``CACHE_DIR`` holds the model's raw spans per set (``bench/ner_cache.py``); a set without a cache
 file is scored with the rules alone (and said so). Every figure is against the corpus's own gold
 (``convention=False``): "official" is MEDDOCAN's strict NER measure on the corpus's tags
-(``deid.eval.official``), "strict" exact span and project label, "relaxed" any overlap whatever
+(``deid.lab.eval.official``), "strict" exact span and project label, "relaxed" any overlap whatever
 the labels (label-agnostic). ``--ablate`` prints the pipeline less each step in turn;
 ``--convention`` scores against gold projected onto the project's span convention instead
 (``deid eval --convention``). ``--errors DIR`` writes, per set, the official strict errors of the
@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from deid.detection.pipeline import PIPELINE, STEP_NAMES, Step, run_pipeline, without
-from deid.eval import Evaluator
-from deid.eval.official import gold_tag, pred_tag
-from deid.eval.report import EvalReport
-from deid.eval.scheme import CORPUS_OF_FORMAT
-from deid.eval.sets import DEV, HELDOUT, SETS, load_set
+from deid.lab.eval import Evaluator
+from deid.lab.eval.official import gold_tag, pred_tag
+from deid.lab.eval.report import EvalReport
+from deid.lab.eval.scheme import CORPUS_OF_FORMAT
+from deid.lab.eval.sets import DEV, HELDOUT, SETS, load_set
 from deid.labels import Label
 from deid.rules import RuleDetector, registered
 from deid.spans import Document, Span
@@ -38,7 +38,7 @@ _FORMAT_OF_SET = {**{k: v[1] for k, v in DEV.items()}}
 
 
 def _corpus(name: str) -> str | None:
-    from deid.eval.heldout import SOURCES
+    from deid.lab.eval.heldout import SOURCES
 
     if name in DEV:
         return CORPUS_OF_FORMAT[DEV[name][1]]
@@ -77,7 +77,7 @@ def write_errors(path: Path, docs: list[Document], rules: list[list[Span]], mode
     """The official strict errors to ``path`` (TSV); a one-line count per kind and tag."""
     from collections import Counter
 
-    from deid.eval.scheme import relative_dates
+    from deid.lab.eval.scheme import relative_dates
 
     counts: dict[str, Counter[str]] = {"FP": Counter(), "FN": Counter()}
     in_relative = 0
@@ -153,7 +153,7 @@ def main() -> None:
             errors = write_errors(args.errors / f"{name}-errors.tsv", docs, rule_spans, model, corpus)
             print(errors, flush=True)
         if name == "en-dev":
-            from deid.eval.english import hipaa_view
+            from deid.lab.eval.english import hipaa_view
 
             rep = score(docs, rule_spans, model, steps, corpus, view=hipaa_view)
             print(row(name, len(docs), "hybrid, HIPAA view (no ages < 90, no sex)", rep), flush=True)

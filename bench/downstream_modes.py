@@ -7,7 +7,7 @@ mode's output of the held-out split ("same mode": the data user only ever sees r
 and on the original held-out text ("orig test": a model built on released data used in-house):
 - MEDDOCAN label presence (train -> dev): does the note mention a HOSPITAL, a RELATIVE, ...?
   One binary task per label whose train prevalence is within 10-90%; macro F1 over the labels;
-- synthetic note type (``deid.synth``, 4 kinds of French note; 600 train / 300 test notes).
+- synthetic note type (``deid.lab.synth``, 4 kinds of French note; 600 train / 300 test notes).
 Modes: original; every-token replacement with N = 3, 5, 7 neighbours; PHI-neighbour
 pseudonymisation (gold spans, N = 5); placeholder tags on gold spans. Randomised modes are run
 with ``--seeds`` seeds; mean (and spread) reported. Classifier: L2 logistic regression (C = 10,
@@ -30,12 +30,12 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
-from deid.corpora import read_corpus
+from deid.lab.corpora import read_corpus
+from deid.lab.neighbours.export import pseudonymise_document
+from deid.lab.synth import generator as G
 from deid.neighbours import load_table, replace_tokens
-from deid.neighbours.export import pseudonymise_document
 from deid.neighbours.replace import TOKEN
 from deid.spans import Document
-from deid.synth import generator as G
 
 ROOT = Path(__file__).resolve().parents[1]
 MEDDOCAN = ROOT.parent / "shared" / "data" / "meddocan"
@@ -227,7 +227,7 @@ def main() -> None:
         "",
         f"- **MEDDOCAN label presence**: train split ({len(tr)} notes) -> dev split ({len(dv)} notes); "
         f"one binary task per label with 10-90% train prevalence ({', '.join(keep)}); macro F1 (%).",
-        f"- **Synthetic note type**: `deid.synth` French notes, {len(str_)} train / {len(ste)} test, "
+        f"- **Synthetic note type**: `deid.lab.synth` French notes, {len(str_)} train / {len(ste)} test, "
         f"{len(kinds)} classes ({', '.join(kinds)}); macro F1 (%).",
         "",
         "| Mode | MEDDOCAN same mode | MEDDOCAN orig test | Note type same mode | Note type orig test |",

@@ -2,9 +2,9 @@
 GPU (or the CPU, as a dry run), with the share of spans identical to the baseline's (issue 36).
 
 Usage: .venv/bin/python bench/gpu_speed.py --device cpu --notes 24          (dry run, minutes)
-       python bench/gpu_speed.py --device cuda --notes 4096 --workers 12    (bench/gpu_speed.sh)
+       python bench/gpu_speed.py --device cuda --notes 4096 --workers 12    (bench/gpu_run.sh speed)
 
-Notes are deid.synth's French notes of seed 1234 joined to at least --note-chars characters, as
+Notes are deid.lab.synth's French notes of seed 1234 joined to at least --note-chars characters, as
 bench/ner_throughput.py --note-chars does (the same notes for the same --notes). Token counts are
 the subwords the model reads (words split first, no specials, no window overlap); every variant
 divides by the same count, so tokens/s and notes/s are proportional.
@@ -21,6 +21,14 @@ Timed, each on the same notes and spans compared with the baseline's (start, end
     hf-*         the transformers model as the baseline runs it (2-D int mask), fp32/fp16/bf16,
                  and under each SDPA backend, each twice (first pass: new shapes; second: seen)
     fast-*       the rewritten encoder: padded (SDPA, boolean key mask) or packed (varlen)
+
+Batching of the fast paths (--batching, issue 36): ``varlen`` windows packed end to end, no padding;
+``sorted`` windows sorted by length, each batch padded to its longest (rounded up to 32, as the
+shipped path); ``arrival`` windows in note order, each batch padded to its longest; ``fixed`` every
+window padded to 256 tokens, a fixed number of rows a batch (one shape: what CUDA graphs need).
+--dtypes picks the fast paths' precisions, --compile adds torch.compile'd copies of the padded
+variants (``reduce-overhead`` records CUDA graphs on a GPU). --device cuda falls back to the CPU
+where torch sees no GPU, so the same command is a dry run on any machine.
 """
 
 from __future__ import annotations
@@ -55,7 +63,7 @@ SpanSet = set[tuple[int, int, str]]
 def make_notes(n: int, chars: int, seed: int = 1234) -> list[str]:
     """bench/ner_throughput.py's notes: synthetic notes joined until each has ``chars`` chars
     (the same prefix of the generator's stream; drawn further if the first draw runs out)."""
-    from deid.synth import generate_notes
+    from deid.lab.synth import generate_notes
 
     draw = n * (chars // 400 + 2)
     while True:
@@ -607,10 +615,13 @@ def build_batches(
     packed: bool,
     pad_multiple: int = 32,
     max_len: int = 256,
+    order: str = "sorted",
 ) -> list[Batch]:
     """Every window of ``prepped`` with its two specials, in batches of at most ``budget`` tokens:
-    packed end to end (any order: nothing is padded), or sorted by length and padded to the
-    batch's longest (rounded up to ``pad_multiple``, as deid.ner.infer does)."""
+    packed end to end (any order: nothing is padded), or padded: sorted by length, each batch to
+    its longest rounded up to ``pad_multiple`` (``order="sorted"``, as deid.ner.infer does); in
+    note order, each batch to its longest (``"arrival"``); in note order, every window to
+    ``max_len`` (``"fixed"``: one shape for every full batch)."""
     jobs = [(i, k, int(w[1] - w[0]) + 2) for i, p in enumerate(prepped) for k, w in enumerate(p.windows)]
     out: list[Batch] = []
     if packed:
@@ -645,9 +656,24 @@ def build_batches(
 
     from deid.ner.infer import pack_by_length
 
-    for group in pack_by_length([padded_len(j[2]) for j in jobs], budget):
+    if order == "sorted":
+        groups = pack_by_length([padded_len(j[2]) for j in jobs], budget)
+    elif order in ("arrival", "fixed"):
+        groups, cur, longest = [], [], 0
+        for g, j in enumerate(jobs):
+            size = max_len if order == "fixed" else max(longest, padded_len(j[2]))
+            if cur and size * (len(cur) + 1) > budget:
+                groups.append(cur)
+                cur, longest = [], 0
+            cur.append(g)
+            longest = max(longest, padded_len(j[2]))
+        if cur:
+            groups.append(cur)
+    else:
+        raise ValueError(f"batch order {order!r}: sorted, arrival or fixed")
+    for group in groups:
         sel = [jobs[g] for g in group]
-        length = padded_len(max(j[2] for j in sel))
+        length = max_len if order == "fixed" else padded_len(max(j[2] for j in sel))
         ids = np.full((len(sel), length), pad, np.int32)
         lens = np.zeros(len(sel), np.int32)
         for r, (i, k, n) in enumerate(sel):
@@ -860,9 +886,11 @@ def profile_top(fn: Callable[[], Any], label: str, rows: int = 8) -> None:
         )
 
 
-def main() -> None:
+# One timed run read top to bottom (the order of the report's rows); its phases share the notes,
+# the baseline's spans and the runners, so splitting it would pass a dozen values between functions.
+def main() -> None:  # noqa: C901
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--device", default="cpu", help="cpu (a dry run) or cuda")
+    p.add_argument("--device", default="cpu", help="cpu (a dry run) or cuda (the CPU where there is no GPU)")
     p.add_argument("--notes", type=int, default=24, help="notes of the fast paths")
     p.add_argument(
         "--baseline-notes",
@@ -887,13 +915,31 @@ def main() -> None:
     p.add_argument(
         "--fast",
         default="",
-        help="fast variants, dtype:attn (default on cuda: fp16:varlen,bf16:varlen,fp16:sdpa,fp32:sdpa; "
-        "on cpu: fp32:varlen,fp32:sdpa,bf16:sdpa)",
+        help="fast variants, dtype:batching (default on cuda: fp16:varlen,bf16:varlen,fp16:sorted,"
+        "fp32:sorted,tf32:sorted; on cpu: fp32:varlen,fp32:sorted,bf16:sorted; 'sdpa' is 'sorted'); "
+        "overrides --dtypes and --batching",
+    )
+    p.add_argument(
+        "--dtypes",
+        default="",
+        help="precisions of the fast variants, each with every --batching (fp32, tf32, fp16, bf16; "
+        "half precision is fp32 on a CPU without bf16 kernels only in speed, not in spans)",
+    )
+    p.add_argument(
+        "--batching",
+        default="varlen,sorted",
+        help="batchings of the fast variants with --dtypes: varlen, sorted, arrival, fixed (module doc)",
+    )
+    p.add_argument(
+        "--compile",
+        default="",
+        help="also time torch.compile'd copies of the padded fast variants, one per mode "
+        "(default, reduce-overhead, max-autotune-no-cudagraphs; empty: none)",
     )
     p.add_argument(
         "--mp",
         default="",
-        help="fast variants also run with --workers (default: the first varlen one that ran, and fp32:sdpa)",
+        help="fast variants also run with --workers (default: the first varlen one that ran, fp32:sorted)",
     )
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     p.add_argument(
@@ -929,22 +975,26 @@ def main() -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        print("# no CUDA device here: --device cuda runs on the CPU (a dry run, not a GPU figure)")
+        args.device = "cpu"
     cuda = args.device.startswith("cuda")
     dev = args.device
     model_dir = args.model or DEFAULT_MODEL_DIR
     nb = min(args.notes, args.baseline_notes or 1024)
     nh = 0 if args.half_notes < 0 else min(nb, args.half_notes or 256)
-    fast = [
-        tuple(x.split(":"))
-        for x in (
-            args.fast
-            or (
-                "fp16:varlen,bf16:varlen,fp16:sdpa,fp32:sdpa,tf32:sdpa"
-                if cuda
-                else "fp32:varlen,fp32:sdpa,bf16:sdpa"
-            )
-        ).split(",")
-    ]
+    if args.fast:
+        spec = args.fast
+    elif args.dtypes:
+        spec = ",".join(f"{d}:{b}" for d in args.dtypes.split(",") for b in args.batching.split(","))
+    else:
+        spec = (
+            "fp16:varlen,bf16:varlen,fp16:sorted,fp32:sorted,tf32:sorted"
+            if cuda
+            else "fp32:varlen,fp32:sorted,bf16:sorted"
+        )
+    fast = [(d, "sorted" if b == "sdpa" else b) for d, b in (x.split(":") for x in spec.split(","))]
+    compile_modes = [m for m in args.compile.split(",") if m]
     workers = args.workers or max(1, (os.cpu_count() or 2) - 2)
     tdt = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -1120,13 +1170,15 @@ def main() -> None:
     # ---------------- the fast path
     model = det._model
 
-    def fast_pipeline(runner: DeviceRunner, texts: list[str], packed: bool) -> tuple[float, list[SpanSet]]:
+    def fast_pipeline(
+        runner: DeviceRunner, texts: list[str], packed: bool, order: str
+    ) -> tuple[float, list[SpanSet]]:
         found: list[SpanSet] = []
         t0 = time.perf_counter()
         for i in range(0, len(texts), args.chunk):
             chunk = texts[i : i + args.chunk]
             pp = prep_texts(chunk)
-            batches = build_batches(pp, args.token_budget, cls, sep, pad, packed=packed)
+            batches = build_batches(pp, args.token_budget, cls, sep, pad, packed=packed, order=order)
             preds = runner.run(pp, batches)
             out = decode_texts(
                 [(tx, p_, *pr) for tx, p_, pr in zip(chunk, pp, preds, strict=True)],
@@ -1137,27 +1189,46 @@ def main() -> None:
         sync(dev)
         return time.perf_counter() - t0, found
 
-    runners: dict[str, tuple[DeviceRunner, bool]] = {}
-    for dtn, attn in fast:
-        label = f"fast {dtn} {'packed varlen' if attn == 'varlen' else 'padded SDPA'}"
+    batch_names = {
+        "varlen": "packed varlen",
+        "sorted": "padded SDPA, sorted by length",
+        "arrival": "padded SDPA, note order",
+        "fixed": "padded SDPA, every window to 256",
+    }
+    # (dtype, batching, compile mode): the eager variants, then a compiled copy of each padded one
+    variants = [(d, b, "") for d, b in fast] + [
+        (d, b, m) for m in compile_modes for d, b in fast if b != "varlen"
+    ]
+    runners: dict[str, tuple[DeviceRunner, bool, str, str]] = {}
+    for dtn, attn, mode in variants:
+        if attn not in batch_names:
+            print(f"#   {dtn}:{attn}: unknown batching ({', '.join(batch_names)})")
+            continue
+        label = f"fast {dtn} {batch_names[attn]}" + (f", torch.compile {mode}" if mode else "")
         # tf32: fp32 weights, matrix products on TF32 tensor cores (torch's default is full fp32)
         torch.backends.cuda.matmul.allow_tf32 = dtn == "tf32"
+        packed = attn == "varlen"
+        order = "sorted" if packed else attn
         try:
-            enc = FastEncoder(model, dev, tdt[dtn], o_id, attn)
+            enc = FastEncoder(model, dev, tdt[dtn], o_id, "varlen" if packed else "sdpa")
+            if mode:
+                enc.padded = torch.compile(enc.padded, mode=None if mode == "default" else mode)  # type: ignore[method-assign]
         except (RuntimeError, ValueError) as e:
             print(f"#   {label}: unavailable: {e}")
             continue
-        packed = attn == "varlen"
         runner = DeviceRunner(enc, packed)
         try:
             warm = prepped_all[:16]
-            runner.run(warm, build_batches(warm, args.token_budget, cls, sep, pad, packed=packed))
+            t0 = time.perf_counter()
+            warm_batches = build_batches(warm, args.token_budget, cls, sep, pad, packed=packed, order=order)
+            runner.run(warm, warm_batches)
             sync(dev)
-        except RuntimeError as e:
+            warm_s = time.perf_counter() - t0
+        except Exception as e:  # a compile failure can be any error of the compiler's stack
             print(f"#   {label}: failed: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
             continue
-        print(f"#   {label}: attention by {enc.kernel}", flush=True)
-        fb = build_batches(prepped_all[:nb], args.token_budget, cls, sep, pad, packed=packed)
+        print(f"#   {label}: attention by {enc.kernel}; warm-up on 16 notes {warm_s:.1f} s", flush=True)
+        fb = build_batches(prepped_all[:nb], args.token_budget, cls, sep, pad, packed=packed, order=order)
         for rnd in (1, 2):
             sync(dev)
             t0 = time.perf_counter()
@@ -1174,7 +1245,7 @@ def main() -> None:
         if npf:
             profile_top(functools.partial(runner.forward_only, fb[:npf]), f"{label}, {npf} forwards")
         _CACHE.clear()  # the first model-only pass pays for the tokenizer as a fresh process would
-        dt, found = fast_pipeline(runner, notes, packed)
+        dt, found = fast_pipeline(runner, notes, packed, order)
         a, diff, union = agreement(found, base)
         rep.add(
             "model-only",
@@ -1184,10 +1255,10 @@ def main() -> None:
             f"{a:.3%} ({diff} of {union} differ)",
             f"word cache {len(_CACHE)} words",
         )
-        dt, found = fast_pipeline(runner, notes, packed)
+        dt, found = fast_pipeline(runner, notes, packed, order)
         a, diff, union = agreement(found, base)
         rep.add("model-only", f"{label} fast-1p (warm word cache)", len(notes), dt, f"{a:.3%}")
-        runners[f"{dtn}:{attn}"] = (runner, packed)
+        runners[f"{dtn}:{attn}" + (f"+{mode}" if mode else "")] = (runner, packed, order, label)
     torch.backends.cuda.matmul.allow_tf32 = False
 
     # ---------------- fast-mp: tokenization and decoding in worker processes, the GPU in this one
@@ -1196,7 +1267,7 @@ def main() -> None:
         if args.mp
         else (
             [k for k in runners if k.endswith(":varlen")][:1]
-            + [k for k in ("fp32:sdpa", "tf32:sdpa") if k in runners]
+            + [k for k in ("fp32:sorted", "tf32:sorted") if k in runners]
         )
     )
     mp_keys = [k for k in mp_keys if k in runners]
@@ -1215,7 +1286,7 @@ def main() -> None:
             sub = max(8, args.chunk // workers // 2)
 
             def mp_pipeline(
-                runner: DeviceRunner, packed: bool, texts: list[str]
+                runner: DeviceRunner, packed: bool, texts: list[str], order: str
             ) -> tuple[float, list[SpanSet], float]:
                 t0 = time.perf_counter()
                 pieces = [texts[i : i + sub] for i in range(0, len(texts), sub)]
@@ -1229,7 +1300,9 @@ def main() -> None:
                         pp += next(prep_iter)
                     chunk = texts[done_notes : done_notes + len(pp)]
                     t1 = time.perf_counter()
-                    preds = runner.run(pp, build_batches(pp, args.token_budget, cls, sep, pad, packed=packed))
+                    preds = runner.run(
+                        pp, build_batches(pp, args.token_budget, cls, sep, pad, packed=packed, order=order)
+                    )
                     gpu_s += time.perf_counter() - t1
                     jobs = [(tx, p_, *pr) for tx, p_, pr in zip(chunk, pp, preds, strict=True)]
                     pending += [
@@ -1326,12 +1399,10 @@ def main() -> None:
                 )
 
             for key in mp_keys:
-                runner, packed = runners[key]
+                runner, packed, order, label = runners[key]
                 torch.backends.cuda.matmul.allow_tf32 = key.startswith("tf32")
-                dtn, attn = key.split(":")
-                label = f"fast {dtn} {'packed varlen' if attn == 'varlen' else 'padded SDPA'}"
                 for rnd in (1, 2):
-                    dt, found, gpu_s = mp_pipeline(runner, packed, notes)
+                    dt, found, gpu_s = mp_pipeline(runner, packed, notes, order)
                     a, diff, union = agreement(found, base)
                     rep.add(
                         "model-only",
@@ -1363,7 +1434,13 @@ def main() -> None:
                 runners[mp_keys[0]][0].run(
                     prepped_all[:nb],
                     build_batches(
-                        prepped_all[:nb], args.token_budget, cls, sep, pad, packed=runners[mp_keys[0]][1]
+                        prepped_all[:nb],
+                        args.token_budget,
+                        cls,
+                        sep,
+                        pad,
+                        packed=runners[mp_keys[0]][1],
+                        order=runners[mp_keys[0]][2],
                     ),
                 ),
                 strict=True,

@@ -15,7 +15,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from deid.corpora.realistic import read_jsonl
+from deid.lab.corpora.realistic import read_jsonl
 from deid.locales import DEFAULT_LOCALES, read_english_locale
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpora" / "realistic" / "notes.jsonl"

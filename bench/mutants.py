@@ -28,14 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = [  # the fast files first: a killed mutant stops at its first failure (-x)
     "tests/privacy/test_safe_harbor.py",
-    "tests/privacy/test_refused_draws.py",
+    "tests/substitution/test_refused_draws.py",
     "tests/privacy/test_exact_samplers.py",
-    "tests/privacy/test_profile_boundaries.py",
+    "tests/substitution/test_profile_boundaries.py",
     "tests/surrogates/test_place_mechanism.py",
     "tests/surrogates/test_small_units.py",
     "tests/privacy/test_timeline_privacy.py",
-    "tests/privacy/test_timeline_coherence.py",
-    "tests/privacy/test_place_distance.py",
+    "tests/substitution/test_timeline_coherence.py",
+    "tests/surrogates/test_place_distance.py",
     "tests/privacy/test_privacy_mechanisms.py",
     "tests/store/test_store_contract.py",
 ]

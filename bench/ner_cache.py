@@ -2,7 +2,7 @@
 measured in seconds on the same model output (the model is what takes minutes on a CPU).
 
 Usage: .venv/bin/python bench/ner_cache.py MODEL_DIR OUT_DIR [SET ...] [--threads N] [--settings]
-SET is one of ``deid.eval.sets.SETS`` (default: all). ``--settings``: the model as the product runs
+SET is one of ``deid.lab.eval.sets.SETS`` (default: all). ``--settings``: the model as the product runs
 it (``deid.settings.Settings().model``: runtime, ONNX int8, operating threshold) instead of torch
 fp32 with the most probable tag. Writes ``OUT_DIR/SET.json``: the model
 version and, per document id, the spans as [start, end, label, score].
@@ -29,7 +29,7 @@ def main() -> None:
 
     import torch
 
-    from deid.eval.sets import SETS, load_set
+    from deid.lab.eval.sets import SETS, load_set
     from deid.ner import load_detector, load_detector_from_settings
     from deid.settings import Settings
 

@@ -1,9 +1,9 @@
 """Dev scores of a NER checkpoint alone, the rules alone and both merged (HybridDetector).
 
 Usage: .venv/bin/python bench/ner_dev_eval.py MODEL_DIR CORPUS[:MAXDOCS] [CORPUS...] [--threads N]
-Prints strict / relaxed micro P, R, F1 (deid.eval) per corpus and detector, scored as the output
+Prints strict / relaxed micro P, R, F1 (deid.lab.eval) per corpus and detector, scored as the output
 stands ("raw", what ``deid eval`` prints) and projected onto the corpus's own annotation scheme
-("scheme", what ``deid eval --scheme`` prints; deid.eval.scheme), against the corpus's own gold
+("scheme", what ``deid eval --scheme`` prints; deid.lab.eval.scheme), against the corpus's own gold
 (``--convention``: gold projected onto the project's span convention, ``deid eval --convention``).
 ``--json DIR`` also writes each hybrid report as JSON (with the official figures). The frozen
 held-out splits and the English dev set are scored by ``bench/detection_sets.py``.
@@ -28,10 +28,10 @@ def main() -> None:
 
     import torch
 
-    from deid.corpora import detect_format, read_corpus
     from deid.detection import HybridDetector, combine
-    from deid.eval import Evaluator, RunInfo
-    from deid.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
+    from deid.lab.corpora import detect_format, read_corpus
+    from deid.lab.eval import Evaluator, RunInfo
+    from deid.lab.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
     from deid.ner import load_detector
     from deid.protocols import Detector
     from deid.rules import RuleDetector

@@ -4,7 +4,7 @@ each mode's spans compared with the first mode's (share of spans identical in of
 
 Usage: .venv/bin/python bench/ner_throughput.py [--model DIR] [--threads N] [--notes N]
        python bench/ner_throughput.py --device cuda --modes fp32,fp16,bf16 --token-budget 32768
-Notes are synthetic French notes (deid.synth); a "batch" is that many notes per detect() call.
+Notes are synthetic French notes (deid.lab.synth); a "batch" is that many notes per detect() call.
 The timed part is NerDetector.detect (tokenization, windows, forward, decoding).
 """
 
@@ -31,9 +31,9 @@ def main() -> None:
 
     import torch
 
+    from deid.lab.synth import generate_notes
     from deid.ner import DEFAULT_MODEL_DIR, load_detector
     from deid.ner.infer import InferenceConfig
-    from deid.synth import generate_notes
 
     torch.set_num_threads(args.threads)
     notes = [d.text for d in generate_notes(args.notes, seed=1234)]

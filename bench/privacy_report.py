@@ -49,10 +49,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from deid.events import ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution import temporal as temporal_op
 from deid.substitution.engine import Substituter

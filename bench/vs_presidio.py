@@ -14,7 +14,7 @@ its default recognizers and the spaCy pipeline of the notes' language; ours runs
 Each round runs ours over every note, then Presidio over the same notes (A B A B ...), each in
 batches of ``--batch`` (Presidio analyses one note per call, as its API does); after one warm-up
 round each. Reported: notes/s (wall), CPU seconds per note (the process's own CPU time, every
-thread), and relaxed recall against the gold spans (any overlap, any label: deid.eval), with the
+thread), and relaxed recall against the gold spans (any overlap, any label: deid.lab.eval), with the
 median over the counted rounds.
 """
 
@@ -93,9 +93,9 @@ def main() -> None:
     p.add_argument("--json", type=Path, default=None, metavar="FILE")
     args = p.parse_args()
 
-    from deid.corpora import read_corpus
     from deid.detection import HybridDetector
-    from deid.eval import Evaluator
+    from deid.lab.corpora import read_corpus
+    from deid.lab.eval import Evaluator
     from deid.labels import Label
     from deid.ner import load_detector_from_settings
     from deid.rules import RuleDetector

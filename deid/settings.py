@@ -175,7 +175,7 @@ class BatchSettings(BaseModel):
     # (uncommitted, so redelivered) after this many seconds.
     shutdown_grace_s: float = 30.0
     # The whole-note detection deadline (issue 33): rules, model and merge steps check it and stop
-    # (deid.deadline); the note is dead-lettered (reason detection_timeout); 0 = no limit. 6 s keeps
+    # (deid.protocols.deadline); the note is dead-lettered (reason detection_timeout); 0 = no limit. 6 s keeps
     # the issue's bound, a note published or dead-lettered within 10 s of being read, with 4 s for
     # collecting, decoding, one forward pass past the deadline, substituting a note at the size
     # limit (a note that makes its deadline is still substituted: ~1-3 s at 200k characters on 2

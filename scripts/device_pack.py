@@ -39,11 +39,11 @@ def corpus_docs(path: Path) -> Iterable[tuple[str, tuple[int, ...]]]:
     """Every text of a corpus the project reads, with its gold span boundaries (CoNLL sentences,
     which the concept trainer encodes whole, have none)."""
     if path.suffix == ".conll":
-        from deid.concepts.conll import read_conll
+        from deid.lab.corpora.conll import read_conll
 
         yield from ((s.text, ()) for s in read_conll(path))
         return
-    from deid.corpora import read_corpus
+    from deid.lab.corpora import read_corpus
 
     yield from ((d.text, tuple(x for sp in d.spans for x in (sp.start, sp.end))) for d in read_corpus(path))
 
@@ -74,19 +74,19 @@ def pack(args: argparse.Namespace) -> None:
     for rel in args.corpora:
         docs.extend(corpus_docs(args.root / rel))
     for spec in args.synth:
-        from deid.synth import generate_notes
+        from deid.lab.synth import generate_notes
 
         n, _, seed = spec.partition(":")
         for d in generate_notes(int(n), seed=int(seed or 13), language="fr"):
             docs.append((d.text, tuple(x for sp in d.spans for x in (sp.start, sp.end))))
     for spec in args.synth_en:
-        from deid.synth.english import english_notes
+        from deid.lab.synth.english import english_notes
 
         n, _, seed = spec.partition(":")
         for d in english_notes(int(n), seed=int(seed or 13)):
             docs.append((d.text, tuple(x for sp in d.spans for x in (sp.start, sp.end))))
     for spec in args.series:
-        from deid.synth import generate_patient_series
+        from deid.lab.synth import generate_patient_series
 
         n, per, seed = (int(x) for x in spec.split(":"))
         series = generate_patient_series((n + per - 1) // per, per, seed=seed)

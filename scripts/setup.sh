@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # redis-tools brings redis-cli, which the tests use to create a local Redis Cluster (Sentinel runs
 # as `redis-server --sentinel`, no extra package).
-# chromium: the audit page's test opens it in a real headless browser (tests/eval/test_audit_html.py).
+# chromium: the audit page's test opens it in a real headless browser (tests/lab/eval/test_audit_html.py).
 if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 \
         || ! command -v chromium >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then

@@ -31,8 +31,8 @@ from typing import Any, Protocol
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from deid.hl7 import Hl7Error, Hl7Message, build_ack, read_header
-from deid.keys import KeyHasher
 from deid.settings import KafkaSettings, Settings
+from deid.store.keys import KeyHasher
 from worker.mllp_decode import Inspected, Rejection, inspect_hl7
 
 log = logging.getLogger("deid.mllp")

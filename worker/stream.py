@@ -26,11 +26,10 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordListTooLargeError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord
 
-from deid.concepts import CONCEPT_TYPES, Concept, ConceptTagger
-from deid.concepts.offsets import concept_mentions
-from deid.deadline import Deadline, DetectionTimeout
-from deid.events import DeadLetter, DeadLetterReason, DeidNote, ModelInfo, RawNote, encode
-from deid.pipeline import NotePipeline
+from deid.concepts import CONCEPT_TYPES
+from deid.events import DeadLetter, DeadLetterReason, DeidNote, RawNote, encode
+from deid.pipeline import Analysis, Found, NotePipeline
+from deid.protocols.deadline import Deadline, DetectionTimeout
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore, StoreUnavailable
@@ -50,11 +49,7 @@ _TOO_LARGE = (MessageSizeTooLargeError, RecordTooLargeError, RecordListTooLargeE
 # 2 cores), so 2 s is a backstop, never the rule. Capped at the deadline itself for short ones.
 _BACKSTOP_GRACE_S = 2.0
 _STORE_PROBE_TIMEOUT_S = 2.0
-__all__ = ["DetectionTimeout", "StreamWorker"]  # DetectionTimeout lives in deid.deadline
-
-# One note's concept mentions (offsets into its original text); None where tagging did not run
-# (concepts off, language not listed), the exception where the tagger failed on the note.
-_Found = list[Concept] | BaseException | None
+__all__ = ["DetectionTimeout", "StreamWorker"]  # DetectionTimeout lives in deid.protocols.deadline
 
 
 @dataclass
@@ -77,7 +72,7 @@ class _Prepared:
 
     records: list[ConsumerRecord[bytes, bytes]]
     items: list[_Item]
-    ok: list[tuple[_Item, list[Span], _Found]]  # detected items with their spans and concepts
+    ok: list[tuple[_Item, Analysis]]  # detected items with their spans and concept mentions
     timings: dict[str, float]  # ms per stage so far
 
 
@@ -102,19 +97,11 @@ class _Listener(ConsumerRebalanceListener):
 
 class StreamWorker:
     def __init__(self, settings: Settings, pipeline: NotePipeline, store: PatientStore,
-                 metrics: WorkerMetrics | None = None, concept_tagger: ConceptTagger | None = None) -> None:
+                 metrics: WorkerMetrics | None = None) -> None:
         self.settings = settings
-        self.pipeline = pipeline
+        self.pipeline = pipeline  # the note's journey (detection, concepts, substitution, HL7 out)
         self.store = store
         self.metrics = metrics or WorkerMetrics()
-        # Concept mentions (issue 20): only with DEID_CONCEPTS__ENABLED, whatever is passed here.
-        self.concept_tagger = concept_tagger if settings.concepts.enabled else None
-        self._concept_languages = frozenset(settings.concepts.languages)
-        self._concept_model = ModelInfo(
-            name=str(getattr(concept_tagger, "model_name", "deid-concepts")),
-            version=concept_tagger.model_version if concept_tagger is not None else "")
-        # The concept head is trained on Spanish PharmaCoNER unless the tagger says otherwise.
-        self._concept_trained_on = [str(x) for x in getattr(concept_tagger, "trained_on", ("es",))]
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         # Held while a batch is processed and committed; a revocation waits for it.
@@ -420,7 +407,7 @@ class StreamWorker:
         if notes and t_detected > t_decoded:
             m.ner_tokens_per_s.set(tokens / (t_detected - t_decoded))
 
-        ok: list[tuple[_Item, list[Span], _Found]] = []
+        ok: list[tuple[_Item, Analysis]] = []
         for it, res in zip(good, analysed, strict=True):
             if isinstance(res, DetectionTimeout):
                 it.dead = self._dead(it, "detection_timeout",
@@ -428,7 +415,7 @@ class StreamWorker:
             elif isinstance(res, BaseException):
                 it.dead = self._processing_error(it, res, "detect")
             else:
-                ok.append((it, res[0], res[1]))
+                ok.append((it, res))
         timings = {"decode": (t_decoded - t_start) * 1e3, "detect": (t_detected - t_decoded) * 1e3}
         return _Prepared(records=records, items=items, ok=ok, timings=timings)
 
@@ -437,9 +424,9 @@ class StreamWorker:
         batch was abandoned uncommitted (the caller rewinds it)."""
         m = self.metrics
         records, items = prepared.records, prepared.items
-        ok_items = [it for it, _, _ in prepared.ok]
-        ok_spans = [sp for _, sp, _ in prepared.ok]
-        ok_found = [found for _, _, found in prepared.ok]
+        ok_items = [it for it, _ in prepared.ok]
+        ok_spans = [a.spans for _, a in prepared.ok]
+        ok_found = [a.concepts for _, a in prepared.ok]
         batch_tps = {it.tp for it in items}
         t_subst_start = time.perf_counter()
         try:
@@ -496,71 +483,25 @@ class StreamWorker:
                           offset=r.offset, event_id=it.note.event_id if it.note else None,
                           received_at=record_time(r.timestamp))
 
-    def _analyse(self, notes: Sequence[RawNote], deadline: Deadline | None = None
-                 ) -> list[tuple[list[Span], _Found]]:
-        """Detection, then concept tagging of the same original texts: one hop to the detection
-        thread (the detection deadline covers both; the tagger is not stopped once started)."""
-        spans = self.pipeline.detect(notes, deadline)
-        if deadline is not None and self.concept_tagger is not None:
-            deadline.check("concepts")
-        return list(zip(spans, self._tag(notes), strict=True))
+    def _analyse(self, notes: Sequence[RawNote], deadline: Deadline | None = None) -> list[Analysis]:
+        """The pipeline's detection hop (detection, then concept tagging), timed for the metrics."""
+        return self.pipeline.analyse(notes, deadline, on_tagged=self.metrics.concept_tag_seconds.observe)
 
-    def _tag(self, notes: Sequence[RawNote]) -> list[_Found]:
-        """The concept mentions of the notes whose language is listed (None for the others). A
-        failing batch is retried note by note, so one note that breaks the tagger costs only its
-        own mentions; the exception stands for them."""
-        found: list[_Found] = [None] * len(notes)
-        tagger = self.concept_tagger
-        idx = [i for i, n in enumerate(notes) if n.language in self._concept_languages]
-        if tagger is None or not idx:
-            return found
-        t0 = time.perf_counter()
-        try:
-            got = tagger.tag([notes[i].text for i in idx])
-            if len(got) != len(idx):
-                raise ValueError("one concept list per text")
-            for i, cs in zip(idx, got, strict=True):
-                found[i] = list(cs)
-        except Exception:
-            for i in idx:
-                try:
-                    one = tagger.tag([notes[i].text])
-                    if len(one) != 1:
-                        raise ValueError("one concept list per text") from None
-                    found[i] = list(one[0])
-                except Exception as exc:
-                    found[i] = exc
-        finally:
-            self.metrics.concept_tag_seconds.observe(time.perf_counter() - t0)
-        return found
+    def _with_concepts(self, note: RawNote, spans: list[Span], out: DeidNote, found: Found) -> DeidNote:
+        """``out`` with its concepts block (``NotePipeline.with_concepts``), counted. A tagging (or
+        offset) failure publishes the note without the block rather than dead-lettering it: the
+        de-identified note is the product and concepts an optional extra."""
+        placed = self.pipeline.with_concepts(note, spans, out, found)
+        if placed.withheld > 0:
+            self.metrics.concept_mentions_withheld.inc(placed.withheld)
+        if placed.failure is not None:
+            # the class name only: an exception message may quote the note
+            self.metrics.concept_failures.inc()
+            log.error("event %s: concept extraction failed (%s); published without concepts",
+                      note.event_id, type(placed.failure).__name__)
+        return placed.note
 
-    def _with_concepts(self, note: RawNote, spans: list[Span], out: DeidNote, found: _Found) -> DeidNote:
-        """``out`` with its ``concepts`` block when the note was tagged (offsets moved onto the
-        de-identified text, mentions touching PHI withheld)."""
-        if found is None:
-            return out
-        if not isinstance(found, BaseException):
-            try:
-                block = concept_mentions(note.text, spans, out, found, self._concept_model,
-                                         self._concept_trained_on)
-            except Exception as exc:
-                found = exc
-            else:
-                withheld = len({(c.start, c.end, c.type) for c in found}) - len(block.mentions)
-                if withheld > 0:
-                    self.metrics.concept_mentions_withheld.inc(withheld)
-                return out.model_copy(update={"concepts": block})
-        # A tagging (or offset) failure publishes the note without its concepts block rather than
-        # dead-lettering it: the de-identified note is the product and concepts an optional extra,
-        # and a dead letter would withhold a note that is fine. The failure is counted
-        # (deid_concept_failures) and logged without the message, which may quote the note.
-        self.metrics.concept_failures.inc()
-        log.error("event %s: concept extraction failed (%s); published without concepts",
-                  note.event_id, type(found).__name__)
-        return out
-
-    async def _detect_call(self, notes: Sequence[RawNote], budget_s: float | None
-                           ) -> list[tuple[list[Span], _Found]]:
+    async def _detect_call(self, notes: Sequence[RawNote], budget_s: float | None) -> list[Analysis]:
         """One detection call in the detection thread under a deadline of ``budget_s`` (None: no
         limit). The detector checks the deadline itself and raises ``DetectionTimeout``, which
         frees the thread; if it has not come back ``_BACKSTOP_GRACE_S`` later (a detector that
@@ -601,7 +542,7 @@ class StreamWorker:
             groups.append(cur)
         return groups + huge
 
-    async def _detect(self, notes: Sequence[RawNote]) -> list[tuple[list[Span], _Found] | BaseException]:
+    async def _detect(self, notes: Sequence[RawNote]) -> list[Analysis | BaseException]:
         """Every note's spans, or the exception that stands for it. A call's deadline is
         ``batch.detect_timeout_s`` from its start: a group holds at most one token budget of text,
         so it is no more work than one note at the budget, and each of its notes is answered
@@ -609,7 +550,7 @@ class StreamWorker:
         the full deadline again) so that only the failing note is dead-lettered; a note alone is
         never retried (its second try would fail the same way, twice as late)."""
         per_note = self.settings.batch.detect_timeout_s or None
-        out: list[tuple[list[Span], _Found] | BaseException | None] = [None] * len(notes)
+        out: list[Analysis | BaseException | None] = [None] * len(notes)
         for group in self._detect_groups(notes):
             try:
                 found = await self._detect_call([notes[i] for i in group], per_note)
@@ -624,8 +565,7 @@ class StreamWorker:
                     out[i] = res
         return [res if res is not None else RuntimeError("not detected") for res in out]
 
-    async def _detect_one(self, note: RawNote, per_note: float | None
-                          ) -> tuple[list[Span], _Found] | BaseException:
+    async def _detect_one(self, note: RawNote, per_note: float | None) -> Analysis | BaseException:
         try:
             return (await self._detect_call([note], per_note))[0]
         except Exception as exc:
@@ -678,11 +618,8 @@ class StreamWorker:
             backoff = min(backoff * 2, self.settings.redis.retry_backoff_max_s)
 
     async def _hl7_outputs(self, items: list[_Item], batch_tps: set[TopicPartition]) -> None:
-        """De-identified HL7 for the raw-hl7 items: identity fields get surrogates from the same
-        per-patient memo as the text (a companion substitution), with the store back-pressure of
-        ``_substitute``; any other failure dead-letters that event alone."""
-        from deid.hl7 import deid_hl7_for_record
-
+        """De-identified HL7 for the raw-hl7 items (``NotePipeline.hl7_output``), with the store
+        back-pressure of ``_substitute``; any other failure dead-letters that event alone."""
         hl7_topic = self.settings.kafka.topic_raw_hl7
         pending = [it for it in items
                    if it.out is not None and it.note is not None and it.record.topic == hl7_topic]
@@ -692,9 +629,7 @@ class StreamWorker:
                 for it in list(pending):
                     assert it.note is not None and it.out is not None
                     try:
-                        it.hl7_out = await deid_hl7_for_record(
-                            it.record.value, it.note, it.out.text, self.settings,
-                            self.pipeline.substituter, self.pipeline.model_info)
+                        it.hl7_out = await self.pipeline.hl7_output(it.record.value, it.note, it.out)
                     except StoreUnavailable:
                         raise
                     except Exception as exc:

@@ -56,13 +56,16 @@ def detector_settings(args: argparse.Namespace, settings: Settings | None = None
     return base.model_copy(update={"model": base.model.model_copy(update=updates)})
 
 
-def detector_from_args(args: argparse.Namespace, *, warn: bool = True) -> Detector:
-    """The detector a command runs: ``deid.pipeline.build_detector`` over ``detector_settings``;
-    rules alone are warned about on standard error (unless ``warn`` is false: ``deid eval`` scores
-    the rules alone on purpose), a model that is missing or does not load is a one-line error."""
+def detector_from_args(args: argparse.Namespace, *, warn: bool = True, settings: Settings | None = None
+                       ) -> Detector:
+    """The detector a command runs: ``deid.pipeline.build_detector`` over ``settings`` (default:
+    ``detector_settings(args)``; a command that builds the whole pipeline passes the settings it
+    built from them); rules alone are warned about on standard error (unless ``warn`` is false:
+    ``deid eval`` scores the rules alone on purpose), a model that is missing or does not load is a
+    one-line error."""
     from deid.pipeline import ModelUnavailable, build_detector
 
-    settings = detector_settings(args)
+    settings = settings if settings is not None else detector_settings(args)
     if warn and not settings.model.enabled:
         warn_no_names()
     try:

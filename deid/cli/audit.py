@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from deid.cli import CliError
 
 if TYPE_CHECKING:
-    from deid.corpora.realistic import Note
-    from deid.eval.audit_run import ProfileReport
+    from deid.lab.corpora.realistic import Note
+    from deid.lab.eval.audit_run import ProfileReport
 
 PROFILES = ("placeholder", "dp", "random", "safe-harbor")
 
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
 
 
 def load(path: Path, split: str, lang: str | None, limit: int | None) -> list[Note]:
-    from deid.corpora.realistic import MarkupError, build, read_jsonl
+    from deid.lab.corpora.realistic import MarkupError, build, read_jsonl
 
     if not path.exists():
         raise CliError(f"{path}: no such file or directory")
@@ -77,7 +77,7 @@ def load(path: Path, split: str, lang: str | None, limit: int | None) -> list[No
 
 
 def run(args: argparse.Namespace) -> int:
-    from deid.eval.audit_run import audit_profile, gold_spans
+    from deid.lab.eval.audit_run import audit_profile, gold_spans
 
     notes = load(args.corpus, args.split, args.lang, args.limit)
     profiles = args.profiles or list(PROFILES)
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.findings:
         write_findings(args.findings, reports)
     if args.html:
-        from deid.eval.audit_html import page
+        from deid.lab.eval.audit_html import page
 
         args.html.write_text(page(reports, title=f"deid audit: {args.corpus.name}, {args.split}"),
                              encoding="utf-8")
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_report(r: ProfileReport, *, quiet: bool) -> None:
-    from deid.eval.audit_run import FACT_KINDS
+    from deid.lab.eval.audit_run import FACT_KINDS
 
     facts = r.fact_counts()
     n = len(r.audits)

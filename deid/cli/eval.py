@@ -97,7 +97,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "task", "deid") == "concepts":
         return run_concepts(args)
-    from deid.eval import Evaluator, RunInfo
+    from deid.lab.eval import Evaluator, RunInfo
 
     labels = _parse_labels(args.labels)
     if args.output is not None and not args.output.parent.is_dir():
@@ -106,13 +106,13 @@ def run(args: argparse.Namespace) -> int:
     docs, fmt = _read(args.path, args.format, args.lang, args.convention, args.split)
     changes = None
     if args.convention:  # say what the projection changed in the corpus's gold
-        from deid.eval.projection import gold_changes
+        from deid.lab.eval.projection import gold_changes
 
         changes = gold_changes(_read(args.path, fmt, args.lang, False, args.split)[0], docs)
     if args.limit is not None:
         docs = docs[: args.limit]
     detector = detector_from_args(args, warn=False)  # the rules alone are measured on purpose
-    from deid.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
+    from deid.lab.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
 
     scheme = scheme_for_format(fmt) if args.scheme else None
 
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             split=args.split,
         )
     )
-    from deid.eval.table import render_table
+    from deid.lab.eval.table import render_table
 
     _write(report.to_json() + "\n" if args.json else render_table(report), args.output)
     return 0
@@ -173,8 +173,8 @@ def build_concept_tagger(model: Path | None) -> ConceptTagger:
 
 def run_concepts(args: argparse.Namespace) -> int:
     """``--task concepts``: strict micro P/R/F1 per concept type of the tagger on a CoNLL file."""
-    from deid.concepts.conll import ConllError, read_conll
-    from deid.eval.concepts import ConceptEvaluator, ConceptRunInfo
+    from deid.lab.corpora.conll import ConllError, read_conll
+    from deid.lab.eval.concepts import ConceptEvaluator, ConceptRunInfo
 
     given = [flag for dest, flag in _DEID_ONLY.items() if getattr(args, dest, None) not in (None, False)]
     if given:
@@ -222,7 +222,7 @@ def _read(
     path: Path, fmt: str | None, language: str | None, convention: bool = False, split: str | None = None
 ) -> tuple[list[Document], str]:
     """The corpus and its format; any unreadable or malformed input is a one-line ``CliError``."""
-    from deid.corpora import CorpusFormatError, detect_format, read_corpus
+    from deid.lab.corpora import CorpusFormatError, detect_format, read_corpus
 
     if not path.exists():
         raise CliError(f"{path}: no such file or directory")

@@ -37,8 +37,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import orjson
 
-    from deid.corpora import CorpusFormatError, read_corpus
-    from deid.neighbours.export import pseudonymise_document, to_eds_record
+    from deid.lab.corpora import CorpusFormatError, read_corpus
+    from deid.lab.neighbours.export import pseudonymise_document, to_eds_record
     from deid.neighbours.replace import check_n
     from deid.neighbours.table import load_table
 

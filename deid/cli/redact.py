@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from deid.cli import CliError
-from deid.cli._detector import add_model_options, detector_from_args
+from deid.cli._detector import add_model_options, detector_from_args, detector_settings
 
 if TYPE_CHECKING:
+    from deid.pipeline import NotePipeline
     from deid.protocols import Detector
     from deid.render import PlacedSpan
+    from deid.settings import Settings
     from deid.spans import Span
+    from deid.store.base import PatientStore
 
 LANGUAGES = ("fr", "es", "en")
 MAX_BYTES = 16 * 1024 * 1024  # a note, not a corpus: refuse anything larger than this
@@ -133,7 +136,7 @@ def _iso_date(value: str) -> date:
 def note_language(text: str, given: str | None, source: str) -> str:
     """The language to read ``text`` in: ``given`` (warned about when the text reads as another
     one), else the one the text reads as, else French."""
-    from deid.corpora.language import marker_counts
+    from deid.lab.corpora.language import marker_counts
 
     counts = sorted(marker_counts([text]).items(), key=lambda kv: -kv[1])
     (best, n), (_, second) = counts[0], counts[1]
@@ -181,49 +184,83 @@ def redact(text: str, spans: list[Span]) -> tuple[str, list[PlacedSpan]]:
                          for s in spans if s.label not in KEPT_BY_DEFAULT])
 
 
-def substitute(text: str, spans: list[Span], args: argparse.Namespace, *, lang: str | None = None,
-               doc_date: date | None = None, patient: str | None = None,
+def redact_settings(args: argparse.Namespace) -> Settings:
+    """The settings of a run: the environment's, with the model flags (``detector_settings``) and
+    ``--profile`` on top, concept tagging off (the command prints no concepts block)."""
+    base = detector_settings(args)
+    update: dict[str, Any] = {"profile": args.profile,
+                              "concepts": base.concepts.model_copy(update={"enabled": False})}
+    if args.profile == "placeholder":
+        # placeholders are rendered by ``redact`` and key nothing the command prints: the secret
+        # is not read, so a test secret too short for the keyed hashes does not stop the run
+        update["hmac_secret"] = None
+    return base.model_copy(update=update)
+
+
+@dataclass
+class Run:
+    """One run of the command: the pipeline ``deid.pipeline.build_pipeline`` builds from the run's
+    settings (the detector loaded once, the substitution engine under ``--profile``) over one memo,
+    closed when the run ends."""
+
+    pipeline: NotePipeline
+    store: PatientStore
+
+    def close(self) -> None:
+        import asyncio
+
+        asyncio.run(self.store.close())
+
+
+def open_run(args: argparse.Namespace) -> Run:
+    """The run's settings, then the one constructor of the pipeline (``deid.pipeline``) over them,
+    the detector from ``detector_from_args`` (which warns about the rules alone) and ``--seed``'s
+    generator (the system's when not given)."""
+    from deid.pipeline import build_pipeline
+
+    settings = redact_settings(args)
+    detector = detector_from_args(args, settings=settings)
+    store = open_memo(args, settings)
+    rng = random.Random(args.seed) if args.seed is not None else None
+    return Run(build_pipeline(settings, store, rng, detector), store)
+
+
+def open_memo(args: argparse.Namespace, settings: Settings) -> PatientStore:
+    """``--store``'s memo file, else one in-memory memo for the whole run, so that the notes of one
+    patient (--jsonl with a shared "patient", or several files) keep one set of surrogates. The
+    placeholder profile draws nothing: it never opens the file (nor needs the secret for it)."""
+    from deid.store.factory import open_store
+    from deid.store.memory import InMemoryStore
+
+    if args.store is None or args.profile == "placeholder":
+        return InMemoryStore()
+    try:
+        args.store.parent.mkdir(parents=True, exist_ok=True)
+        return open_store(settings, local_path=args.store)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise CliError(f"cannot open the memo file {args.store}: {reason}") from None
+
+
+def substitute(note: Note, spans: list[Span], args: argparse.Namespace, run: Run,
                locale: str | None = None) -> tuple[str, list[dict[str, Any]]]:
-    """Surrogates through the substitution engine, memoized in a local store when asked."""
+    """Surrogates through the run's pipeline, one note at a time (a seeded run draws in the order
+    of the notes), memoized per patient."""
     import asyncio
 
+    from deid.events import RawNote
     from deid.labels import Label
-    from deid.settings import Settings
-    from deid.store.base import PatientStore
-    from deid.store.factory import open_store
-    from deid.substitution import deidentify_text
 
-    patient = patient or args.patient
-    store: PatientStore | None = None
-    if args.store is not None:
-        try:
-            args.store.parent.mkdir(parents=True, exist_ok=True)
-            store = open_store(Settings(), local_path=args.store)
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            raise CliError(f"cannot open the memo file {args.store}: {reason}") from None
-    else:
-        # no memo file: one in-memory memo for the whole run, so that the notes of one patient
-        # (--jsonl with a shared "patient", or several files) keep one set of surrogates
-        store = getattr(args, "run_store", None)
-        if store is None:
-            from deid.store.memory import InMemoryStore
-
-            store = args.run_store = InMemoryStore()
-    rng = getattr(args, "run_rng", None)
-    if rng is None and args.seed is not None:
-        rng = args.run_rng = random.Random(args.seed)
-    note = deidentify_text(text, spans, lang or args.lang or "fr", doc_date or args.date,
-                           profile=args.profile, rng=rng, store=store, patient_id=patient,
-                           locale=locale or args.locale,
-                           date_order=args.date_order,
-                           event_id=f"cli:{patient}:{hash_text(text)}")
-    if args.store is not None:
-        asyncio.run(store.close())
-    return note.text, [
+    patient = note.patient or args.patient
+    raw = RawNote(event_id=f"cli:{patient}:{hash_text(note.text)}", patient_id=patient,
+                  language=note.lang or args.lang or "fr",  # type: ignore[arg-type]
+                  document_date=note.doc_date or args.date, text=note.text,
+                  locale=locale or args.locale, date_order=args.date_order)  # type: ignore[arg-type]
+    (out,) = asyncio.run(run.pipeline.substitute([raw], [spans]))
+    return out.text, [
         {"start": s.start, "end": s.end, "label": s.label, "category": Label(s.label).category.value,
          "strategy": s.strategy}
-        for s in note.spans
+        for s in out.spans
     ]
 
 
@@ -246,7 +283,8 @@ class Note:
     rel: Path | None = None  # path under --out-dir
 
 
-def replace(note: Note, spans: list[Span], args: argparse.Namespace) -> tuple[str, list[dict[str, Any]]]:
+def replace(note: Note, spans: list[Span], args: argparse.Namespace, run: Run
+            ) -> tuple[str, list[dict[str, Any]]]:
     if args.profile == "placeholder":
         output, placed = redact(note.text, spans)
         return output, [
@@ -254,8 +292,7 @@ def replace(note: Note, spans: list[Span], args: argparse.Namespace) -> tuple[st
              "strategy": p.strategy}
             for p in placed
         ]
-    return substitute(note.text, spans, args, lang=note.lang, doc_date=note.doc_date, patient=note.patient,
-                      locale=note_locale(note, args))
+    return substitute(note, spans, args, run, note_locale(note, args))
 
 
 def note_locale(note: Note, args: argparse.Namespace) -> str | None:
@@ -312,11 +349,15 @@ def run(args: argparse.Namespace) -> int:
 def _run_one(args: argparse.Namespace) -> int:
     """One note: the command's original behaviour, with progress for a long one."""
     text = read_note(args.paths[0])
-    detector = detector_from_args(args)
-    note = Note(args.paths[0], text, note_language(text, args.lang, args.paths[0]))
-    with Progress(len(text.encode("utf-8")), "B", args.progress) as bar:
-        spans = _detect([note], detector, args, bar)[0]
-    output, out_spans = replace(note, spans, args)
+    run = open_run(args)
+    try:
+        detector = run.pipeline.detector
+        note = Note(args.paths[0], text, note_language(text, args.lang, args.paths[0]))
+        with Progress(len(text.encode("utf-8")), "B", args.progress) as bar:
+            spans = _detect([note], detector, args, bar)[0]
+        output, out_spans = replace(note, spans, args, run)
+    finally:
+        run.close()
     if args.json:
         doc = payload(note, output, spans, out_spans, detector)
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
@@ -423,7 +464,15 @@ def _run_batch(args: argparse.Namespace) -> int:
         raise CliError("several notes: give --out-dir DIR to write them, or --json / --jsonl for JSON lines")
     if args.out_dir is not None:
         args.out_dir.mkdir(parents=True, exist_ok=True)
-    detector = detector_from_args(args)
+    run = open_run(args)
+    try:
+        return _redact_all(args, run, text_out)
+    finally:
+        run.close()
+
+
+def _redact_all(args: argparse.Namespace, run: Run, text_out: bool) -> int:
+    detector = run.pipeline.detector
     errors: list[str] = []
     total_bytes = _known_size(args)
     started = time.perf_counter()
@@ -433,7 +482,7 @@ def _run_batch(args: argparse.Namespace) -> int:
         for batch in _batches(iter_inputs(args, errors), 200_000, max(1, args.batch_size)):
             found = _detect(batch, detector, args, bar)
             for note, spans in zip(batch, found, strict=True):
-                output, out_spans = replace(note, spans, args)
+                output, out_spans = replace(note, spans, args, run)
                 by_category.update(s.label.category.value for s in spans)
                 n_notes += 1
                 n_chars += len(note.text)

@@ -94,8 +94,8 @@ def _split(arg: str | Path) -> tuple[Path, int]:
 
 def read_corpora(args_list: list[Any], *, what: str) -> list[Any]:
     """Documents of PATH[:MAXDOCS] arguments, less the frozen held-out documents."""
-    from deid.corpora import CorpusFormatError, read_corpus
-    from deid.eval.heldout import leave_out
+    from deid.lab.corpora import CorpusFormatError, read_corpus
+    from deid.lab.eval.heldout import leave_out
 
     docs: list[Any] = []
     for arg in args_list:
@@ -122,11 +122,11 @@ def _log(line: str) -> None:
 def run_train(args: argparse.Namespace) -> int:
     import torch
 
-    from deid.share.model import ReprDims
-    from deid.share.neighbours import nearest_rows
-    from deid.share.store import save_representation
-    from deid.share.train import ReprTrainConfig, train_representation
-    from deid.share.units import SubwordUnits, segment_corpus
+    from deid.lab.share.model import ReprDims
+    from deid.lab.share.neighbours import nearest_rows
+    from deid.lab.share.store import save_representation
+    from deid.lab.share.train import ReprTrainConfig, train_representation
+    from deid.lab.share.units import SubwordUnits, segment_corpus
 
     torch.set_num_threads(args.threads)
     docs = read_corpora(args.corpus, what="--corpus")
@@ -163,11 +163,11 @@ def run_train(args: argparse.Namespace) -> int:
 def run_attack(args: argparse.Namespace) -> int:
     import torch
 
-    from deid.share.attack import AttackConfig, attack_pairs, attack_recovery
-    from deid.share.model import IdentityRepresentation
-    from deid.share.neighbours import nearest_rows
-    from deid.share.store import load_representation
-    from deid.share.units import segment_corpus
+    from deid.lab.share.attack import AttackConfig, attack_pairs, attack_recovery
+    from deid.lab.share.model import IdentityRepresentation
+    from deid.lab.share.neighbours import nearest_rows
+    from deid.lab.share.store import load_representation
+    from deid.lab.share.units import segment_corpus
 
     torch.set_num_threads(args.threads)
     try:
@@ -200,8 +200,8 @@ def run_attack(args: argparse.Namespace) -> int:
 def run_raw_head(args: argparse.Namespace) -> int:
     import torch
 
-    from deid.share.head import HeadConfig, raw_vectors, score_words, train_head
-    from deid.share.units import SubwordUnits, segment_corpus
+    from deid.lab.share.head import HeadConfig, raw_vectors, score_words, train_head
+    from deid.lab.share.units import SubwordUnits, segment_corpus
 
     torch.set_num_threads(args.threads)
     units = SubwordUnits()

@@ -1,6 +1,6 @@
 """``deid share-repr CORPUS --model DIR -o FILE``: an annotated corpus as a shareable
 representation file (vectors and tag ids, never text), made with a frozen representation model
-(Friedrich et al. 2019; ``deid.share``). The provider side is ``deid repr-lab``."""
+(Friedrich et al. 2019; ``deid.lab.share``). The provider side is ``deid repr-lab``."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--include-heldout",
         action="store_true",
-        help="also represent the documents of the frozen internal held-out lists (deid/eval/heldout), "
+        help="also represent the documents of the frozen internal held-out lists (deid/lab/eval/heldout), "
         "which training data leaves out by default",
     )
     p.add_argument(
@@ -58,11 +58,11 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
     import torch
 
-    from deid.corpora import CorpusFormatError, read_corpus
-    from deid.share.head import represent_segments
-    from deid.share.reprfile import write_repr_file
-    from deid.share.store import load_representation
-    from deid.share.units import segment_corpus
+    from deid.lab.corpora import CorpusFormatError, read_corpus
+    from deid.lab.share.head import represent_segments
+    from deid.lab.share.reprfile import write_repr_file
+    from deid.lab.share.store import load_representation
+    from deid.lab.share.units import segment_corpus
 
     torch.set_num_threads(args.threads)
     try:
@@ -74,11 +74,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.include_heldout:
         import sys
 
-        from deid.eval.heldout import leave_out
+        from deid.lab.eval.heldout import leave_out
 
         docs, left_out = leave_out(docs)
         if left_out:
-            print(f"left out {left_out} held-out documents (deid/eval/heldout)", file=sys.stderr)
+            print(f"left out {left_out} held-out documents (deid/lab/eval/heldout)", file=sys.stderr)
     if not any(d.spans for d in docs):
         raise CliError(
             f"{args.input}: no PHI annotation in the corpus; a representation file needs annotated notes"

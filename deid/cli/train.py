@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--synth", type=int, default=0, help="number of synthetic French notes to add")
     p.add_argument("--synth-en", type=int, default=0, metavar="N",
-                   help="number of synthetic English notes to add (deid.synth.english: nursing notes "
+                   help="number of synthetic English notes to add (deid.lab.synth.english: nursing notes "
                         "and discharge summaries; drawn with --seed, never an evaluation seed)")
     p.add_argument("--out", default="runs/ner", help="run directory (log, checkpoints)")
     p.add_argument("--threads", type=int, default=1)
@@ -75,7 +75,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--include-heldout",
         action="store_true",
-        help="also train on the documents of the frozen internal held-out lists (deid/eval/heldout); "
+        help="also train on the documents of the frozen internal held-out lists (deid/lab/eval/heldout); "
         "by default they are left out, and held-out figures of a model trained with this flag mean nothing",
     )
     p.add_argument(
@@ -89,8 +89,8 @@ def register(sub: Any) -> None:
         help="with --export: the version string the model reports (default: the checkpoint's)",
     )
     p.add_argument("--concepts-from", metavar="DIR", default="",
-                   help="with --export: copy DIR's concept head (concepts.* tensors, byte for byte, and "
-                   "its config) into the export, for a de-identification model continued from DIR")
+                   help="with --export: copy DIR's concept head (its concepts.safetensors, byte for byte, "
+                   "and its config) into the export, for a de-identification model continued from DIR")
     p.add_argument("--from-repr", nargs="+", default=[], metavar="FILE",
                    help="instead of text: train a de-identification head only from representation files "
                    "(deid share-repr), all made with one frozen model; writes the head to --out")
@@ -110,32 +110,35 @@ def _split_arg(arg: str, default: int) -> tuple[Path, int]:
 
 
 def carry_concepts(source: Path, out: Path) -> int:
-    """Put ``source``'s concept head into the exported model at ``out``: its ``concepts.*`` tensors
-    unchanged (same dtype and bytes: the head is not retrained with the de-identification model,
-    issue 30) and its ``deid_concepts`` config. The export's own tensors are kept; returns how many
-    tensors came over."""
+    """Put ``source``'s concept head into the exported model at ``out``: its tensors unchanged (the
+    head is not retrained with the de-identification model, issue 30) in ``out``'s
+    ``concepts.safetensors`` (``source``'s file copied byte for byte; from a model that held its head
+    in its ``model.safetensors``, those tensors, same dtypes and bytes) and its ``deid_concepts``
+    config. The export's own ``model.safetensors`` is left as it is; returns how many tensors came
+    over."""
     import json
+    import shutil
 
     from safetensors import safe_open
-    from safetensors.torch import save_file
 
+    from deid.concepts.model import HEAD_FILE, PREFIX, read_branch_tensors, write_branch_file
     from deid.ner.model import CONCEPTS_KEY
 
     src_cfg = json.loads((source / "config.json").read_text())
     if CONCEPTS_KEY not in src_cfg:
         raise ValueError(f"{source}: no concept head (no {CONCEPTS_KEY} in config.json)")
-    with safe_open(str(source / "model.safetensors"), framework="pt") as f:
-        names = list(f.keys())  # a safetensors handle is not iterable
-        head = {k: f.get_tensor(k) for k in names if k.startswith("concepts.")}
     with safe_open(str(out / "model.safetensors"), framework="pt") as f:
-        names = list(f.keys())
-        own = {k: f.get_tensor(k) for k in names}
-    if not head:
-        raise ValueError(f"{source}: config.json names a concept head but its file holds no concepts.*")
-    if any(k.startswith("concepts.") for k in own):
+        names = list(f.keys())  # a safetensors handle is not iterable
+    if (out / HEAD_FILE).exists() or any(k.startswith(PREFIX) for k in names):
         raise ValueError(f"{out}: already holds a concept head")
-    save_file({**own, **head}, str(out / "model.safetensors"))
-    (out / "model.safetensors").chmod(0o644)
+    head = read_branch_tensors(source)
+    if not head:
+        raise ValueError(f"{source}: config.json names a concept head but it has no {PREFIX}* tensors")
+    if (source / HEAD_FILE).is_file():
+        shutil.copyfile(source / HEAD_FILE, out / HEAD_FILE)
+        (out / HEAD_FILE).chmod(0o644)
+    else:
+        write_branch_file(head, out)
     cfg = json.loads((out / "config.json").read_text())
     cfg[CONCEPTS_KEY] = src_cfg[CONCEPTS_KEY]
     (out / "config.json").write_text(json.dumps(cfg, indent=2, default=str))
@@ -147,7 +150,7 @@ def _corpus_arg(arg: str, default: int, allowed_split: str) -> tuple[Path, str |
     its train notes, so it is read only with a split named, and only ``allowed_split``: a run that
     named no split would train on the notes its figures are measured on."""
     from deid.cli import CliError
-    from deid.corpora import CorpusFormatError, detect_format
+    from deid.lab.corpora import CorpusFormatError, detect_format
 
     path, n = _split_arg(arg, default)
     head, sep, split = str(path).rpartition("@")
@@ -171,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from deid.cli import CliError
 
     if args.export:
-        from deid.ner.export import export_checkpoint
+        from deid.lab.training.export import export_checkpoint
 
         try:
             export_checkpoint(Path(args.export), Path(args.out), version=args.model_version)
@@ -190,14 +193,14 @@ def run(args: argparse.Namespace) -> int:
 
         return train_from_repr(args)
 
-    from deid.corpora import CorpusFormatError, read_corpus
-    from deid.ner.train import TrainConfig, train
+    from deid.lab.corpora import CorpusFormatError, read_corpus
+    from deid.lab.training.ner import TrainConfig, train
     from deid.spans import Document
 
     if not args.corpus and not args.synth and not args.synth_en:
         raise CliError("give at least one --corpus, --synth N or --synth-en N")
     if args.synth_en:
-        from deid.synth.english import TRAINING_SEEDS
+        from deid.lab.synth.english import TRAINING_SEEDS
 
         if args.seed not in TRAINING_SEEDS:  # the English dev set is drawn above them
             raise CliError(f"--seed {args.seed}: English training notes must be drawn with a seed in "
@@ -222,19 +225,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.include_heldout:
         import sys
 
-        from deid.eval.heldout import leave_out
+        from deid.lab.eval.heldout import leave_out
 
         docs, left_out = leave_out(docs)
         for part in dev.values():
             if len(leave_out(part)[0]) != len(part):
                 raise CliError("a --dev corpus holds held-out documents: choose checkpoints on dev only")
-        print(f"left out {left_out} held-out documents (deid/eval/heldout)", file=sys.stderr)
+        print(f"left out {left_out} held-out documents (deid/lab/eval/heldout)", file=sys.stderr)
     if args.synth:
-        from deid.synth import generate_notes
+        from deid.lab.synth import generate_notes
 
         docs.extend(generate_notes(args.synth, seed=args.seed, language="fr"))
     if args.synth_en:
-        from deid.synth.english import english_notes
+        from deid.lab.synth.english import english_notes
 
         docs.extend(english_notes(args.synth_en, seed=args.seed))
     layers: list[int] = []

@@ -1,5 +1,5 @@
 """``deid train --from-repr FILE...``: a de-identification head from representation files only
-(the command's side; the lab code it drives is ``deid.share``).
+(the command's side; the lab code it drives is ``deid.lab.share``).
 
 Every file must come from one frozen representation model (same sha256): vectors of two models
 live in different spaces. With ``--dev CORPUS --repr-model DIR`` the head is then scored on the
@@ -19,9 +19,9 @@ def train_from_repr(args: argparse.Namespace) -> int:
     import torch
 
     from deid.cli import CliError
-    from deid.share.head import HeadConfig, represent_segments, score_words, train_head
-    from deid.share.reprfile import ReprFileError, read_repr_file
-    from deid.share.store import load_representation, save_head
+    from deid.lab.share.head import HeadConfig, represent_segments, score_words, train_head
+    from deid.lab.share.reprfile import ReprFileError, read_repr_file
+    from deid.lab.share.store import load_representation, save_head
 
     torch.set_num_threads(args.threads)
     vectors: list[np.ndarray] = []
@@ -66,7 +66,7 @@ def train_from_repr(args: argparse.Namespace) -> int:
     if frozen.sha256 != sha:
         raise CliError("--repr-model is not the model the representation files were made with")
     from deid.cli.repr_lab import read_corpora
-    from deid.share.units import segment_corpus
+    from deid.lab.share.units import segment_corpus
 
     generator = torch.Generator().manual_seed(args.seed)
     for arg in args.dev:

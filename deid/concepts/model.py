@@ -9,8 +9,11 @@ head the de-identification head's tag probabilities at each token.
 Why frozen sharing rather than joint fine-tuning of the whole encoder: the de-identification
 output stays bit-identical (the de-id path never sees the concept weights), so adding concepts
 cannot cost de-identification recall; and the shared part's features are computed once, which is
-what made training possible on two CPU cores. The branch's tensors live in the same
-``model.safetensors`` under ``concepts.``; ``config.json`` says how under ``deid_concepts``.
+what made training possible on two CPU cores. The branch's tensors (named ``concepts.*``) live in
+their own file beside the de-identification model's, ``concepts.safetensors``, so that retraining
+either model rewrites one file and adds no copy of the other to git history (issue 34); a model
+exported before that holds them in ``model.safetensors``, and is still read. ``config.json`` says
+how under ``deid_concepts``.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deid.ner.model import CONCEPTS_KEY
+from deid.ner.model import CONCEPTS_FILE, CONCEPTS_KEY
 
 if TYPE_CHECKING:
     import torch
 
 CONFIG_KEY = CONCEPTS_KEY  # config.json key that describes the head
+HEAD_FILE = CONCEPTS_FILE  # the head's tensors, beside model.safetensors
 PREFIX = "concepts."
 
 
@@ -120,18 +124,59 @@ def shared_forward(base: Any, ids: torch.Tensor, mask: torch.Tensor,
 
 
 def branch_state(branch: Any) -> dict[str, torch.Tensor]:
-    """The branch's tensors, named for the shared model file (fp16, as the de-id weights)."""
+    """The branch's tensors, named as in its file (``concepts.*``; fp16, as the de-id weights)."""
     return {PREFIX + k: v.detach().cpu().half().contiguous() for k, v in branch.state_dict().items()}
 
 
 def read_branch_tensors(model_dir: Path) -> dict[str, torch.Tensor]:
-    """The branch's tensors of ``model_dir/model.safetensors`` (only those: the file's other
-    tensors, the de-identification model's, are not read)."""
+    """The branch's tensors of the model at ``model_dir``: its ``concepts.safetensors``, else (a
+    model exported before the head had its own file) the ``concepts.*`` tensors of its
+    ``model.safetensors``, without reading the de-identification tensors there."""
     from safetensors import safe_open
 
-    with safe_open(str(model_dir / "model.safetensors"), framework="pt") as ckpt:
+    own = model_dir / HEAD_FILE
+    with safe_open(str(own if own.is_file() else model_dir / "model.safetensors"), framework="pt") as ckpt:
         names = list(ckpt.keys())  # a safetensors handle is not iterable
+        if own.is_file() and any(not k.startswith(PREFIX) for k in names):
+            raise ValueError(f"{own}: holds tensors outside the concept head ({PREFIX}*)")
         return {k: ckpt.get_tensor(k) for k in names if k.startswith(PREFIX)}
+
+
+def write_branch_file(tensors: dict[str, torch.Tensor], model_dir: Path) -> Path:
+    """``tensors`` (the branch's, named ``concepts.*``) as ``model_dir/concepts.safetensors``."""
+    from safetensors.torch import save_file
+
+    if not tensors or any(not k.startswith(PREFIX) for k in tensors):
+        raise ValueError(f"a concept head file holds {PREFIX}* tensors, and at least one")
+    out = model_dir / HEAD_FILE
+    save_file(tensors, str(out))
+    out.chmod(0o644)  # safetensors writes 0600; the file ships in a wheel
+    return out
+
+
+def split_branch_file(model_dir: Path) -> int:
+    """Move the branch's tensors of a model exported before the head had its own file out of its
+    ``model.safetensors`` into ``concepts.safetensors`` (each tensor's dtype and bytes, and the
+    file's metadata, unchanged); returns how many moved (0: nothing to move, no file rewritten)."""
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    model_file = model_dir / "model.safetensors"
+    with safe_open(str(model_file), framework="pt") as ckpt:
+        names = list(ckpt.keys())  # a safetensors handle is not iterable
+        metadata = ckpt.metadata()
+        head = {k: ckpt.get_tensor(k) for k in names if k.startswith(PREFIX)}
+        rest = {k: ckpt.get_tensor(k) for k in names if not k.startswith(PREFIX)}
+    if not head:
+        return 0
+    if (model_dir / HEAD_FILE).exists():
+        raise ValueError(f"{model_dir}: holds a concept head in both {HEAD_FILE} and model.safetensors")
+    write_branch_file(head, model_dir)
+    tmp = model_file.with_name(model_file.name + ".tmp")
+    save_file(rest, str(tmp), metadata=metadata)
+    tmp.chmod(0o644)
+    tmp.replace(model_file)  # a reader never sees a half-written model file
+    return len(head)
 
 
 def branch_depth(tensors: dict[str, Any]) -> int:
@@ -140,7 +185,7 @@ def branch_depth(tensors: dict[str, Any]) -> int:
 
 
 def load_branch_state(branch: Any, tensors: dict[str, torch.Tensor]) -> None:
-    """``tensors`` (named as in the model file) into ``branch``; every tensor must fit."""
+    """``tensors`` (named as in the head's file) into ``branch``; every tensor must fit."""
     state = {k[len(PREFIX):]: v.float() for k, v in tensors.items() if k.startswith(PREFIX)}
     missing, unexpected = branch.load_state_dict(state, strict=False)
     if missing or unexpected:

@@ -35,8 +35,10 @@ from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_nam
 from deid.spans import Span
 
 SOURCE = "echo"
+NICKNAME_SOURCE = "rules.nickname"
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _DIMINUTIVES = ("ito", "ita", "illo", "illa", "ín", "ina", "ot", "otte", "ette", "ou", "ie", "y", "i", "in")
+_POSSESSIVE = re.compile(r"(.+)['’]s")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\n\s*[-*•])\s*$")
 
 
@@ -75,6 +77,55 @@ def _initials(words: Sequence[str]) -> str | None:
     return "".join(w[0] for w in parts).upper()
 
 
+def _other_initials(name: str) -> set[str]:
+    """The other ways notes write a person's initials (issue 29): the given name first when the
+    name is written surname first ("STREET, William John" -> "WJS", "LE GOFF Maryvonne" -> "MLG"),
+    a particle or each part of a compound surname counted ("Noor El-Amin" -> "NEA", "J.
+    O'Brien-Achterberg" -> "JOBA"), the first two names without a post-nominal ("Fiona Grant
+    FRCPath" -> "FG"). Two to four letters, never a clinical abbreviation ("MD", "ED")."""
+    forms: set[str] = set()
+    head, comma, tail = name.partition(",")
+    orders = [name]
+    if comma and tail.strip():
+        orders.append(f"{tail} {head}")
+    else:
+        caps = re.match(r"\s*((?:[A-ZÀ-Þ'’\-]{2,}\s+)+)(?=[A-ZÀ-Þ][a-zß-ÿ])", name)
+        if caps:  # a surname in capitals before the given name ("LE GOFF Maryvonne")
+            orders.append(f"{name[caps.end():]} {caps[1]}")
+    for i, order in enumerate(orders):
+        named = [w for w in re.findall(r"[^\W\d_]+", order) if _name_part(w)]
+        last = named[-1] if named else ""
+        post_nominal = i == 0 and len(named) == 3 and any(c.isupper() for c in last[1:]) and (
+            not last.isupper() or len(last) <= 5)
+        for words in (named, named[:2]) if post_nominal else (named,):
+            letters = "".join(w[0] for w in words).upper()
+            if 2 <= len(letters) <= 4:
+                forms.add(letters)
+    return forms - _CLINICAL_ABBREVIATIONS
+
+
+def _name_part(word: str) -> bool:
+    """A word of a name that gives a letter: not a title nor a kinship word; a particle only
+    capitalised ("LE GOFF", "El-Amin", not "de")."""
+    f = fold(word)
+    if f in _PARTICLES:
+        return word[0].isupper()
+    return f not in TITLES_AND_PARTICLES and not is_person_word(word)
+
+
+_PARTICLES = frozenset({"de", "du", "des", "del", "della", "la", "le", "les", "los", "las", "van", "von",
+                        "der", "den", "da", "di", "dos", "das", "mc", "el", "al", "bin", "ben", "ibn",
+                        "abu", "ter", "ten", "op"})
+# Initials that are also what notes abbreviate (a name's other initials never echo over them).
+_CLINICAL_ABBREVIATIONS = frozenset({
+    "MD", "DO", "RN", "PA", "NP", "ED", "ER", "OR", "PT", "OT", "GP", "BP", "HR", "RR", "CT", "MR",
+    "MS", "DR", "AM", "PM", "IV", "IM", "PO", "NG", "OK", "NA", "NO", "ID", "DX", "HX", "TX", "RX",
+    "SX", "UK", "US", "AF", "MI", "CP", "SOB", "UTI", "CVA", "TIA", "DVT", "COPD", "CHF", "CKD",
+    "AKI", "DM", "HTN", "CAD", "ICU", "CCU", "PE", "GI", "ENT", "FY", "ST", "SW", "OD", "PRN", "DNR",
+    "MRI", "ECG", "EKG", "CXR", "ABG", "BMP", "CBC", "LFT", "INR", "PEG", "NBM", "NPO", "IDE", "AS",
+})  # fmt: skip
+
+
 def _acronyms(words: Sequence[str]) -> list[str]:
     """The initials of an institution's capitalised words ("Front Range Presbyterian Medical
     Center" -> "FRPMC"), three letters at least, and those of its first three words or more: a
@@ -86,6 +137,8 @@ def _acronyms(words: Sequence[str]) -> list[str]:
 
 
 def _spreads(span: Span, words: Sequence[str]) -> bool:
+    if span.source == NICKNAME_SOURCE:
+        return True  # a name the note says someone goes by ('Goes by "PJ"'), whatever its shape
     if len(words) == 1 and span.score < 0.8:
         return False
     return not (len(words) == 1 and words[0].isupper() and len(words[0]) <= 4)
@@ -123,6 +176,9 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
                     forms.setdefault(nick, s.label)
         if (ini := _initials(found)) is not None:
             initials.setdefault(ini, s.label)
+        if len(found) >= 2:
+            for ini in sorted(_other_initials(text[s.start : s.end])):
+                initials.setdefault(ini, s.label)
     if not words and not initials:
         return spans
     added: list[Span] = []
@@ -135,9 +191,13 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
             continue
         w = m.group()
         label = _echo_label(w, words, forms, initials)
+        end = m.end()
+        if label is None and (owner := _POSSESSIVE.fullmatch(w)) is not None:
+            w, end = owner[1], m.start() + len(owner[1])  # "KM's consent", "Gigi's songs"
+            label = _echo_label(w, words, forms, initials)
         if label is None or not _plausible_occurrence(w, text, m.start(), lower_names, language):
             continue
-        added.append(Span(m.start(), m.end(), label, SOURCE, 1.0))
+        added.append(Span(m.start(), end, label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
 
 

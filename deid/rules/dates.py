@@ -72,7 +72,7 @@ def is_score(text: str, start: int, end: int) -> bool:
 # A date its own field or verb calls a birth date, in every language: substitution protects a
 # birth date at the scale of years and derives ages from it, so a birth date read as a plain date
 # would come out moved by a few days. MEDDOCAN's gold calls it FECHAS like any date; the official
-# export writes BIRTH_DATE as FECHAS too (``deid.corpora.mapping``), so its scores do not move.
+# export writes BIRTH_DATE as FECHAS too (``deid.lab.corpora.mapping``), so its scores do not move.
 _BIRTH_BEFORE = re.compile(
     r"(?:\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bDDN|\bdate\s+of\s+birth|\bbirth\s*date|\bDOB|\bD\.O\.B\."
     r"|\bborn(?:\s+on)?|\bnaissance|\bfecha\s+(?:de\s+)?nacimiento|\bf\.\s*(?:de\s+)?nac(?:imiento|\.)?"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from deid import __version__
-from deid.deadline import Deadline, check
 from deid.protocols import Recognizer
+from deid.protocols.deadline import Deadline, check
 from deid.rules.registry import build_recognizers
 from deid.spans import Span, resolve
 

@@ -11,7 +11,7 @@ a property of how hospitals are named, not of one corpus:
   "transféré au", "adressé par le", "hospitalisé au", "trasladado al", "ingresado en el",
   "derivado del", "procedente del".
 
-Clinical acronyms of the same shapes are excluded by name (``_CLINICAL``: "CHOP", "HCTZ", "HCC",
+Clinical acronyms of the same shapes are excluded by name (``CLINICAL``: "CHOP", "HCTZ", "HCC",
 "ICU", "MRI", "UCI", ...), and units, wards and examinations never follow a transfer verb alone.
 """
 
@@ -39,7 +39,7 @@ _AFTER_VERB = {
 }
 _CONTEXT = {lang: re.compile(rf"\b{verb}[ \t]+(?P<name>[A-Z][A-Z&\-]{{1,6}}[A-Z])(?![\w-])", re.IGNORECASE)
             for lang, verb in _AFTER_VERB.items()}
-_CLINICAL = frozenset({
+CLINICAL = frozenset({
     "CHOP", "CHEOPS", "CHAD", "CHARGE", "CHEST", "CHF", "CHD", "CHC", "CHT", "CHRU", "CHU", "CHR",
     "CHI", "CHS", "CHG", "GHU", "HCTZ", "HCC", "HCV", "HCM", "HCG", "HCO", "HUS", "HCQ",
     "ICU", "MICU", "SICU", "CCU", "NICU", "PICU", "CVICU", "ED", "ER", "OR", "PACU", "MRI", "CT", "PET",
@@ -59,12 +59,12 @@ class HospitalAcronymRecognizer:
         shape = _SHAPES.get(language)
         if shape is not None:
             for m in shape.finditer(text):
-                if m.group() not in _CLINICAL:
+                if m.group() not in CLINICAL:
                     found[m.span()] = Span(*m.span(), Label.HOSPITAL, f"rules.{self.name}")
         context = _CONTEXT.get(language)
         if context is not None:
             for m in context.finditer(text):
                 name = m.group("name")
-                if name.isupper() and name not in _CLINICAL:
+                if name.isupper() and name not in CLINICAL:
                     found[m.span("name")] = Span(*m.span("name"), Label.HOSPITAL, f"rules.{self.name}")
         return sorted(found.values())

@@ -4,7 +4,10 @@
 English puts the kind of institution last (French and Spanish put it first: ``deid.rules.
 hospitals``). One to five capitalised words, then the kind, capitalised too; the words are the
 name, the kind is kept with them (MEDDOCAN and i2b2 mark the whole name). A kind alone ("the
-Hospital", "Medical Center") or after a generic word only ("General Hospital") is no name.
+Hospital", "Medical Center") or after a generic word only ("General Hospital") is no name. The kind
+starts with a capital and may be in capitals ("SCIOTO VALLEY COMMUNITY HOSPITAL"); British bodies
+are kinds too ("North Bristol NHS Trust", "Swansea Bay University Health Board", "Western Health
+and Social Care Trust"), and so is "NHS" before a capitalised region ("NHS Grampian").
 """
 
 from __future__ import annotations
@@ -15,22 +18,36 @@ from deid.labels import Label
 from deid.rules.registry import register
 from deid.spans import Span
 
+# Capitalised, or in capitals: the first letter is checked, the rest of the kind is read in any case.
 _KINDS = (
-    r"(?:Hospital|HOSPITAL|Medical[ \t]+Cent(?:er|re)|MEDICAL[ \t]+CENT(?:ER|RE)|Infirmary|INFIRMARY|"
-    r"Health[ \t]+Cent(?:er|re)|Health[ \t]+System|Healthcare|Clinic|CLINIC|Nursing[ \t]+(?:&|and)[ \t]+Rehab"
+    r"(?=[A-Z])(?i:Hospital|Medical[ \t]+Cent(?:er|re)|Infirmary|"
+    r"Health[ \t]+Cent(?:er|re)|Health[ \t]+System|Healthcare|Clinic|Nursing[ \t]+(?:&|and)[ \t]+Rehab"
     r"(?:ilitation)?(?:[ \t]+Cent(?:er|re))?|Nursing[ \t]+Home|Care[ \t]+Cent(?:er|re)|Rehabilitation[ \t]+"
-    r"Cent(?:er|re)|Medical[ \t]+Practice|MEDICAL[ \t]+PRACTICE|Surgery|SURGERY|Family[ \t]+Medicine|"
-    r"Internal[ \t]+Medicine[ \t]+Associates|Hospice|Health[ \t]+Cent(?:er|re)|Counseling|Counselling)"
+    r"Cent(?:er|re)|Medical[ \t]+Practice|Surgery|Family[ \t]+Medicine|"
+    r"Internal[ \t]+Medicine[ \t]+Associates|Hospice|Counseling|Counselling|"
+    r"NHS[ \t]+(?:Foundation[ \t]+)?Trust|Health[ \t]+Board|Health[ \t]+and[ \t]+Social[ \t]+Care[ \t]+Trust|"
+    r"Medical[ \t]+Group|Pa?ediatrics|Urgent[ \t]+Care|Care[ \t]+Home|Family[ \t]+Health|Eye[ \t]+Institute|"
+    r"Endoscopy[ \t]+Cent(?:er|re)|Neurology[ \t]+Associates|Sports[ \t]+Medicine|Practice)"
 )
 _WORD = r"(?:St\.|Ste\.|[A-Z][A-Za-z'’\-]{1,24})"
+_JOINER = r"(?:&[ \t]+|of[ \t]+|the[ \t]+|and[ \t]+)"
 _PATTERN = re.compile(rf"(?<![\w'’\-])(?P<name>{_WORD}"
-                      rf"(?:[ \t]+(?:&[ \t]+|of[ \t]+|the[ \t]+)?{_WORD}){{0,4}})[ \t]+{_KINDS}(?![\w'’])")
+                      rf"(?:[ \t]+{_JOINER}?{_WORD}){{0,4}})[ \t]+{_KINDS}(?![\w'’])")
+# "NHS Grampian", "NHS Lothian": a Scottish health board; not the number, the service or a nation.
+_NHS_REGION = re.compile(r"(?<![\w'’\-])NHS[ \t]+(?!(?i:No|Number|England|Digital|Direct|Scotland|Wales|App|"
+                         r"Trust|Foundation|Choices|Login|Constitution|Health|Pension|Jobs|Professionals)\b)"
+                         r"[A-Z][A-Za-z]{3,20}(?![\w'’\-])")
 _GENERIC = frozenset({
     "the", "general", "community", "regional", "county", "university", "state", "memorial", "children's",
     "city", "district", "our", "your", "this", "that", "a", "an", "private", "local", "same", "outside",
     "va", "teaching", "rural", "psychiatric", "mental", "primary", "urgent", "walk-in", "free", "dental",
     "eye", "cancer", "heart", "pain", "sleep", "fertility", "travel", "anticoagulation", "diabetes",
     "transplant", "oncology", "cardiology", "dermatology", "orthopedic", "orthopaedic", "surgical",
+    # words before the kinds of practice and care ("Best Practice", "General Pediatrics")
+    "best", "good", "clinical", "nursing", "nurse", "group", "family", "sports", "developmental",
+    "adolescent", "neonatal", "pediatric", "paediatric", "emergency", "residential", "women's", "care",
+    "medical", "health", "nhs", "social", "internal", "specialist", "advanced", "acute", "respiratory",
+    "integrated", "neurology", "endoscopy", "their", "his", "her", "new", "old",
 })  # fmt: skip
 
 
@@ -47,4 +64,6 @@ class HospitalNameRecognizer:
             if all(w in _GENERIC for w in words):
                 continue
             spans.append(Span(m.start(), m.end(), Label.HOSPITAL, f"rules.{self.name}"))
-        return spans
+        for m in _NHS_REGION.finditer(text):
+            spans.append(Span(*m.span(), Label.HOSPITAL, f"rules.{self.name}"))
+        return sorted(spans)

@@ -22,13 +22,17 @@ _SEP = r"(?:[ \t]?[/\-][ \t]?|:(?=[a-z]))"
 _PAIR = rf"(?P<a>[A-Z]{{2,4}}){_SEP}(?P<b>[A-Za-z]{{2,4}})(?:{_SEP}(?P<c>[A-Za-z]{{2,4}}))?(?![\w/])"
 _REFERENCE = re.compile(
     r"(?:\b(?:N|V|O|Y)/\s?R[ée]f\b\.?|\bR[ée]f(?:[ée]rences?)?\b\.?|\bOur\s+ref\b\.?|\bYour\s+ref\b\.?|"
-    r"\bNuestra\s+ref\b\.?|\bRef\b\.?|\bInitials\b|\bDict(?:ated)?\b\.?/\s?typed\b\.?)"
+    r"\bNuestra\s+ref\b\.?|\bRef\b\.?|\bInitials\b|\bDict(?:ated)?\b\.?/\s?typed\b\.?|\bTyped\b(?=[ \t]*:))"
     rf"[ \t]*+[:\-]?[ \t]*+{_PAIR}\b", re.IGNORECASE)
 # alone at the start of its line, maybe followed by the dictation's dates or a dash. Blanks are
 # possessive here and above: two runs of them side by side would split a long run of spaces in
 # every way (quadratic; tests/rules/test_linear_time.py).
 _ALONE = re.compile(rf"(?m)^[ \t]*{_PAIR}(?=[ \t]{{2}}|[ \t]*+(?:$|[.;,]|[-–—|][ \t]|D[DT]?:|T:|"
                    r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}))")
+# the author's capitals and the typist's small letters at the end of a line, after the
+# dictation's dates ("T: 11/09/2023   HC/mt"): the secretarial shape itself ("mg/dl" is small
+# letters on both sides, "IV/IM" capitals on both)
+_AUTHOR_TYPIST_AT_END = re.compile(r"(?<![\w/])(?P<a>[A-Z]{2,4})/(?P<b>[a-z]{2,4})(?=[ \t]*+$)", re.MULTILINE)
 # initials in brackets after a role: "Physio (JL)", "NSGY PA (KB)", "IDE (MT)"
 _ROLE_PAREN = re.compile(
     r"\b(?:PA|NP|RN|MD|DO|physio|PT|OT|SLT|SW|IDE|AS|ASH|nurse|CNA|HCA|FY1|FY2|SHO|SpR|reg|registrar|RT|"
@@ -48,7 +52,7 @@ class SignatureInitialsRecognizer:
 
     def find(self, text: str, language: str) -> list[Span]:
         spans: dict[tuple[int, int], Span] = {}
-        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN, _ROLE_COLON):
+        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN, _ROLE_COLON, _AUTHOR_TYPIST_AT_END):
             for m in pattern.finditer(text):
                 for group in ("a", "b", "c"):
                     if group in pattern.groupindex and m.group(group):
@@ -56,7 +60,9 @@ class SignatureInitialsRecognizer:
                         word = text[start:end]
                         if pattern in (_ROLE_PAREN, _ROLE_COLON) and not word.isupper():
                             continue
-                        if _initials(word, pattern is _TYPED_BY):
+                        # a typist's initials in capitals after a slash are no unit ("HB/MG")
+                        after_slash = group != "a" and word.isupper() and _initials(m.group("a"), False)
+                        if after_slash or _initials(word, pattern is _TYPED_BY):
                             spans[(start, end)] = Span(start, end, Label.STAFF, f"rules.{self.name}")
         return sorted(spans.values())
 

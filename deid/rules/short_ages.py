@@ -72,12 +72,16 @@ class ShortAgeRecognizer(RegexRecognizer):
     }
 
     def find(self, text: str, language: str) -> list[Span]:
-        spans = super().find(text, language)
+        spans = super().find(text, language)  # in text order, no two with one start
         for pattern in self._patterns(language):  # the second form of the birth-date pattern
             if "phi2" in pattern.groupindex:
                 spans += [Span(*m.span("phi2"), self.label, f"rules.{self.name}")
                           for m in pattern.finditer(text) if m.group("phi2")]
-        return sorted(set(spans))
+        # Two runs in text order (every span has one label and one source, so offsets order them
+        # as Span's own order does): sorting them by offsets merges the runs in one pass, where
+        # sorted(set(...)) shuffled them by hash and sorted n log n ("1y 1y 1y ...", issue 33).
+        ordered = sorted(spans, key=_offsets)
+        return [s for i, s in enumerate(ordered) if i == 0 or s != ordered[i - 1]]
 
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
         if match.group("phi") is None:
@@ -90,3 +94,7 @@ class ShortAgeRecognizer(RegexRecognizer):
                 or _GAUGE_AFTER.match(text, match.end())):
             return None  # "T 101 F": degrees Fahrenheit; "16F Foley": a tube's gauge; not an age
         return self.label
+
+
+def _offsets(span: Span) -> tuple[int, int]:
+    return span.start, span.end

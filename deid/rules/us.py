@@ -6,8 +6,8 @@ Each pattern wants the context that makes it a mention: a month/day "3/14" only 
 that introduces a date ("on 3/14", "admitted 3/14"), never alone (blood pressures, blood gases
 and ratios are written the same way: "88/46", "7.32/45/88", "BUN/Cr 32/1.4"); a two-digit year
 only after "in", "since", a month or an apostrophe; a lower-case name only right after "dr",
-"mr", "mrs" or "ms", one word, not a common word. Written against ``deid.synth.english`` and
-measured on the English dev set (``deid.eval.english``: its hand-written notes were not used to
+"mr", "mrs" or "ms", one word, not a common word. Written against ``deid.lab.synth.english`` and
+measured on the English dev set (``deid.lab.eval.english``: its hand-written notes were not used to
 write them); see ``docs/benchmarks/ner.md``.
 """
 

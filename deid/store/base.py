@@ -1,6 +1,6 @@
 """The store interface: the only I/O of the ``deid`` core.
 
-All keys given to a store are already keyed hashes (``deid.keys.KeyHasher``): a store never sees
+All keys given to a store are already keyed hashes (``deid.store.keys.KeyHasher``): a store never sees
 a raw PHI value or a raw patient id. Surrogates are not PHI and are stored as values.
 
 Per batch and patient the substitution engine makes two calls:
@@ -18,7 +18,7 @@ Per batch and patient the substitution engine makes two calls:
 
 The timeline (``Release.timeline``) is the per-patient record of true dates that keeps surrogate
 dates in order across notes: for each date value it holds the true day, encrypted under a
-pad derived from the secret (``deid.keys.KeyHasher.pad``), never in clear. It is written with the
+pad derived from the secret (``deid.store.keys.KeyHasher.pad``), never in clear. It is written with the
 memo entry it belongs to (only when that entry is created) and read whole by ``timeline``.
 Budgets are integers in micro-epsilon so that sums are exact on every replica.
 

@@ -19,7 +19,8 @@ _SEALED = re.compile(r"[0-9a-f]{16}:\d{1,7}")  # sealed true day : surrogate day
 def check_hex(kind: str, value: str) -> None:
     """Refuse anything that is not a keyed hash; the message never echoes the value."""
     if not isinstance(value, str) or not _HEX.fullmatch(value):
-        raise ValueError(f"{kind} must be a lowercase hex HMAC (deid.keys.KeyHasher), got something else")
+        raise ValueError(f"{kind} must be a lowercase hex HMAC (deid.store.keys.KeyHasher), "
+                         "got something else")
 
 
 def check_spend_id(spend_id: str) -> None:

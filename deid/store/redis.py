@@ -9,7 +9,7 @@ each script touches a single slot)::
     <prefix>:{p:<patient>}:events   set    event keys already processed
     <prefix>:{p:<patient>}:timeline hash   value key -> sealed timeline point of a date value
 
-``patient`` and every value or event key are lowercase hex HMACs (``deid.keys.KeyHasher``); this
+``patient`` and every value or event key are lowercase hex HMACs (``deid.store.keys.KeyHasher``); this
 module refuses anything else, so a raw name or id can never become a Redis key or field by
 mistake. One batch of one patient costs one round trip for ``lookup`` (HMGET) and one for
 ``commit`` (EVALSHA of ``lua/commit.lua``). See docs/STORE.md for the threat model.

@@ -1,4 +1,5 @@
-"""Substitution: replace detected mentions by surrogates (operators registered by family, one
+"""Substitution: replace detected mentions by surrogates (operators registered by name, each
+mention routed by its label and strategy to the operator that declares it in ``handles``, one
 engine that plans, accounts, draws, commits and renders note by note)."""
 
 from deid.substitution.engine import Substituter

@@ -24,18 +24,18 @@ from collections import ChainMap, Counter
 from collections.abc import Mapping, Sequence
 
 from deid.events import DeidNote, ModelInfo, PrivacyAccount, RawNote, SubstitutedSpan
-from deid.keys import KeyHasher
 from deid.labels import Category, Label
 from deid.privacy.budget import split_micro
 from deid.render import Replacement, render
 from deid.settings import Settings
 from deid.spans import Span, resolve
 from deid.store.base import MICRO, CommitResult, PatientStore, Release
+from deid.store.keys import KeyHasher
 from deid.substitution import persons, places, simple, temporal  # noqa: F401 - registers operators
 from deid.substitution.items import Item, NoteContext, placeholder
-from deid.substitution.operators import Operator, family_of, registered
+from deid.substitution.operators import Operator, OperatorTable
+from deid.substitution.strategies import strategy_of
 from deid.surrogates import names
-from deid.surrogates.registry import resolve_strategy
 
 # The order operators draw in: places before persons (a street's town is known when an address
 # is drawn), persons before the rest (an e-mail reuses its owner's surrogate name).
@@ -51,12 +51,17 @@ class Substituter:
         self._p = settings.privacy
         self._rng = rng
         self._cap = round(self._p.patient_cap * MICRO)
-        self._ops: dict[str, Operator] = {name: make() for name, make in registered().items()}
+        table = OperatorTable.of_registered()
+        self._ops: dict[str, Operator] = table.by_name
+        # each label's strategy and operator, from the operators' own ``handles``; a bad strategy
+        # configuration fails here, at start, not on the first note
+        self._route: dict[Label, tuple[str, str]] = {}
+        for label in Label:
+            strategy = strategy_of(label, settings, table)
+            self._route[label] = strategy, table.operator(label, strategy).name
         # counts of what substitution met, for the worker's metrics (no PHI: names of events only),
         # e.g. "dates_out_of_window": a date of the text outside 1850 .. note date + 30 years
         self.stats: Counter[str] = Counter()
-        for label in Label:  # a bad strategy configuration fails at start, not on the first note
-            resolve_strategy(label, settings)
 
     async def substitute(
         self, notes: Sequence[RawNote], spans: Sequence[Sequence[Span]], model: ModelInfo
@@ -92,9 +97,8 @@ class Substituter:
         grouped by the operator that runs them, each planned."""
         groups: dict[str, list[Item]] = {name: [] for name in DRAW_ORDER}
         for s in resolve(note_spans):
-            strategy = resolve_strategy(s.label, self._settings)
-            groups[family_of(s.label.category, strategy)].append(
-                Item(s, ctx.note.text[s.start : s.end], strategy))
+            strategy, operator = self._route[s.label]
+            groups[operator].append(Item(s, ctx.note.text[s.start : s.end], strategy))
         named = (Category.PER, Category.ORG)
         ctx.name_words = names.name_words(
             it.text for items in groups.values() for it in items if it.label.category in named)

@@ -14,10 +14,10 @@ from datetime import date
 from typing import Any
 
 from deid.events import RawNote
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import Settings
 from deid.spans import Span
+from deid.store.keys import KeyHasher
 
 
 @dataclass

@@ -27,6 +27,21 @@ letter that, as an initial, reads as a title of the language (French "M.", Spani
 elsewhere in the note, stays a given name. A lone word no name list knows ("Karim") reads as a
 surname unless the note or the patient's history shows it as a given name ("Karim Benali", then
 "Benali (Karim)": one given name in both notes).
+
+A note's person mentions go through four phases, in this order:
+
+1. **parse the mention** (``PersonOperator.plan``: ``_parse_mentions``): its words read as given
+   names, surnames, initials and kept words (``identity.parse``), with the words just before it
+   (a title, a kinship word, a form's field label, "SURNAME," before a given name), then the
+   readings the note leaves open settled by its other mentions (``_settle_in_note``);
+2. **link it to a person** (``_people_and_links``): the note's persons and the one each mention
+   names, and the memo entries each mention may read (``_set_lookup_keys``);
+3. **choose the identity** (``PersonOperator.draw``, ``_NoteDraw``): readings settled by the
+   patient's history, the gender of each person and mention, then the surnames and given names,
+   the person records and the initials that have no entry yet, drawn in that fixed order so that
+   one seed draws the same surrogates;
+4. **render the shape** (``PersonOperator.render``): each unit's surrogate written in the
+   mention's own shape (``identity.render``).
 """
 
 from __future__ import annotations
@@ -35,10 +50,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from deid.labels import Label
+from deid.labels import Category, Label
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext
-from deid.substitution.operators import Operator, register
+from deid.substitution.operators import Operator, claims, labels_of, register
 from deid.surrogates import identity, names
 from deid.temporal.lexicon import fold
 
@@ -173,12 +188,29 @@ def _genders(ctx: NoteContext) -> dict[int, str]:  # id(item) -> gender drawn wi
 @register("persons")
 class PersonOperator(Operator):
     name = "persons"
-    handles = frozenset({"random"})
+    handles = claims(labels_of(Category.PER), {"random"})
 
     # ------------------------------------------------------------------------------- plan
 
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
-        lang, text = ctx.language, ctx.note.text
+        """Read the note's person mentions (phases 1 and 2 of the module docstring)."""
+        parsed, pairs = self._parse_mentions(ctx.note.text, items, ctx.language)
+        self._settle_in_note(parsed)
+        for it, m in zip(items, parsed, strict=True):
+            it.data = PersonMention(m, None)
+        for g, s in pairs.items():
+            gm, sm = parsed[g], parsed[s]
+            if gm.givens and sm.surnames:
+                items[g].data.pair = items[s].data.pair = (sm.surnames[0], gm.givens[0])
+        self._people_and_links(ctx, items)
+        self._set_lookup_keys(ctx, items)
+
+    def _parse_mentions(
+        self, text: str, items: Sequence[Item], lang: str
+    ) -> tuple[list[identity.Mention], dict[int, int]]:
+        """Each item's mention read with the words just before it, in the note's order (a given
+        name after "SURNAME," is read with the surname mention before it); and the pairs (given
+        name item -> the surname item before its comma)."""
         by_start = sorted(range(len(items)), key=lambda i: items[i].span.start)
         found: dict[int, identity.Mention] = {}
         pairs: dict[int, int] = {}  # given-name mention -> the surname mention before its comma
@@ -195,52 +227,33 @@ class PersonOperator(Operator):
                 pairs[i] = prev
                 found[prev].as_surname()  # "JAMES, MARY", "CUESTA VEGA, CHITA": surnames before the comma
             self._field_label(m, before)
-            if not m.kept and re.search(r"(?:\s|[(,:]\s*)$", before):  # a title or kinship word just before
-                m.title_gender, m.kin_gender = identity.context_gender(before, lang)
-                if identity.kin_before(before) and m.ambiguous in ("single", *READ_AS_SURNAME):
-                    # "his wife [Mary]": after a kinship word a lone word is her given name
-                    if m.ambiguous in READ_AS_SURNAME:
-                        m.as_given()
-                    m.ambiguous = ""
-        parsed = [found[i] for i in range(len(items))]
-        self._settle_in_note(parsed)
-        for it, m in zip(items, parsed, strict=True):
-            it.data = PersonMention(m, None)
-        for g, s in pairs.items():
-            gm, sm = parsed[g], parsed[s]
-            if gm.givens and sm.surnames:
-                items[g].data.pair = items[s].data.pair = (sm.surnames[0], gm.givens[0])
-        self._people_and_links(ctx, items)
-        # A mention may link to any person of the note: the note's person entries, keyed once (a
-        # 200k-character note has hundreds of persons and a thousand mentions: keying them per
-        # mention was quadratic in HMACs)
-        note_person_keys: list[str] = []
-        for person, p in _persons(ctx).items():
-            note_person_keys.append(_k(ctx, "person", *person))
-            if len(p.givens) > 1:
-                note_person_keys.append(_initials_key(ctx, person[0], p.givens))
-            note_person_keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
-            note_person_keys.append(_k(ctx, "surname", person[0]))
-        for it, m in zip(items, parsed, strict=True):
-            keys: list[str] = []
-            readings = [m]
-            if m.ambiguous:  # look up the other reading's entries too: the history may settle it
-                readings.append(m.other_reading())
-            for r in readings:
-                for u in r.units:
-                    if u.role == "surname":
-                        keys.append(_k(ctx, "surname", u.value))
-                    elif u.role == "given":
-                        keys += [_k(ctx, "given", g, u.value) for g in GENDERS]
-                if r.surnames and r.givens:
-                    keys.append(_k(ctx, "person", r.surnames[0], r.givens[0]))
-                    # "J. Dupont" in an earlier note: the initial this person's given name keeps
-                    keys.append(_k(ctx, "initial", r.surnames[0], r.givens[0][:1]))
-                if r.given_initial and r.surnames:
-                    keys.append(_k(ctx, "initial", r.surnames[0], r.given_initial))
-                if len(r.given_initials) > 1 and r.surnames:
-                    keys.append(_initials_key(ctx, r.surnames[0], r.given_initials))
-            keys += note_person_keys
+            self._words_before(m, before, lang)
+        return [found[i] for i in range(len(items))], pairs
+
+    @staticmethod
+    def _words_before(m: identity.Mention, before: str, lang: str) -> None:
+        """A title or kinship word just before a mention that holds none says its gender; after a
+        kinship word a lone word is a given name ("his wife [Mary]")."""
+        if m.kept or not re.search(r"(?:\s|[(,:]\s*)$", before):
+            return
+        m.title_gender, m.kin_gender = identity.context_gender(before, lang)
+        if identity.kin_before(before) and m.ambiguous in ("single", *READ_AS_SURNAME):
+            if m.ambiguous in READ_AS_SURNAME:
+                m.as_given()
+            m.ambiguous = ""
+
+    @staticmethod
+    def _set_lookup_keys(ctx: NoteContext, items: Sequence[Item]) -> None:
+        """The memo entries each mention may read (``Item.key``, ``Item.extra_keys``): its own
+        words' under both readings when it is ambiguous (the history may settle it), and those of
+        every person of the note, which it may link to."""
+        # the note's person entries, keyed once (a 200k-character note has hundreds of persons and
+        # a thousand mentions: keying them per mention was quadratic in HMACs)
+        note_person_keys = _note_person_keys(ctx)
+        for it in items:
+            m: identity.Mention = it.data.mention
+            readings = [m, m.other_reading()] if m.ambiguous else [m]
+            keys = [k for r in readings for k in _reading_keys(ctx, r)] + note_person_keys
             if not m.givens and not m.surnames and m.units:
                 keys.append(_k(ctx, "initials", "".join(u.value for u in m.units)))
             keys = list(dict.fromkeys(keys))
@@ -295,72 +308,15 @@ class PersonOperator(Operator):
         """ "Denis Christine" next to "Christine DENIS" is Christine Denis; a lone "Olivier" next to
         "Nathalie OLIVIER" is her surname, a lone "MARY" next to "his wife Mary" her given name;
         "Sra. Martínez Boada" next to "Lucía Martínez Boada" her two surnames. Mentions whose
-        reading the case, a comma, a title or a kinship word settled decide."""
-        sure = {(m.surnames[0], m.givens[0]) for m in parsed if not m.ambiguous and m.surnames and m.givens}
-        sure_surnames = {s for m in parsed if not m.ambiguous for s in m.surnames}
-        sure_givens = {g for m in parsed if not m.ambiguous for g in m.givens}
-        sure_initials = {(m.surnames[0], m.given_initial) for m in parsed if m.given_initial and m.surnames}
-        sure_doubles = {tuple(m.surnames[:2]) for m in parsed if not m.ambiguous and len(m.surnames) >= 2}
+        reading the case, a comma, a title or a kinship word settled decide; then the lone words
+        go with how the note's other mentions read them."""
+        sure = _SureReadings.of(parsed)
         for m in parsed:
-            roles = [u.role for u in m.units]
-            if (
-                m.ambiguous == "order"
-                and roles == ["given", "surname"]
-                and (*m.givens, *m.surnames) in sure_doubles
-            ):
-                m.as_surname()  # "Sra. Martínez Boada": the two surnames of a person of the note
-            elif m.ambiguous == "order":
-                here, swapped = (m.surnames[0], m.givens[0]), (m.givens[0], m.surnames[0])
-                said = m.said_gender
-                first_given = next(u.text for u in m.units if u.role == "given")
-                first_surname = next(u.text for u in m.units if u.role == "surname")
-                if here in sure:
-                    m.ambiguous = ""
-                elif (
-                    swapped in sure
-                    or (swapped[0], swapped[1][:1]) in sure_initials
-                    or (here[1] in sure_surnames and here[0] in sure_givens)
-                    # "KIM SOO-JIN ... surname Kim": the note says which word is the surname
-                    or (here[1] in sure_surnames - sure_givens and here[0] not in sure_surnames)
-                ):
-                    m.swap()
-                elif (
-                    said
-                    and identity.gender_of_given(first_given, "") not in (None, said)
-                    and identity.gender_of_given(first_surname, "") == said
-                ):
-                    m.swap()  # "Mme Denis Christine": Denis is a man's name, Christine a woman's
+            if m.ambiguous == "order":
+                _settle_order(m, sure)
             elif m.ambiguous == "single":
-                v = m.givens[0]
-                if v in sure_surnames and v not in sure_givens:
-                    m.as_surname()
-                elif v in sure_givens:
-                    m.ambiguous = ""
-        # a lone "MARY" goes with how the note's other mentions read it, "Mary Jones" (its order
-        # settled above, or the lists') included: a given name elsewhere stays one
-        givens = {g for m in parsed if m.ambiguous in ("", "order") for g in m.givens}
-        surnames = {s for m in parsed if m.ambiguous in ("", "order") for s in m.surnames}
-        # "mme [Rose]" after "mme PIERRE Rose": a given name of a person of the title's gender
-        given_genders: dict[str, set[str | None]] = {}
-        for m in parsed:
-            if m.ambiguous in ("", "order") and m.givens:
-                first = next(u.text for u in m.units if u.role == "given")
-                g = m.said_gender or identity.gender_of_given(first, "")
-                for v in m.givens:
-                    given_genders.setdefault(v, set()).add(g)
-        for m in parsed:
-            if m.ambiguous in READ_AS_SURNAME:
-                v = m.surnames[0]
-                if v in givens and v not in surnames:
-                    m.as_given()
-                elif v in surnames:
-                    m.ambiguous = ""
-            elif m.ambiguous == "titled":
-                v = m.surnames[0]
-                if v in surnames:
-                    m.ambiguous = ""
-                elif any(_compatible(g, m.said_gender) for g in given_genders.get(v, ())):
-                    m.as_given()
+                _settle_single(m, sure)
+        _settle_lone_words(parsed)
 
     def _people_and_links(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         lang = ctx.language
@@ -432,204 +388,24 @@ class PersonOperator(Operator):
         eps: Mapping[str, float],
         cost: Mapping[str, int],
     ) -> list[Release]:
-        out: dict[str, str] = {}
-        lang, rng = ctx.language, ctx.rng
-        people = _persons(ctx)
-        genders = _genders(ctx)
-
-        def get(k: str) -> str | None:
-            return out[k] if k in out else memo.get(k)
-
-        # readings the note left open, settled by the patient's history
-        changed = False
-        for it in items:
-            m = it.data.mention
-            if m.ambiguous == "order":
-                here = get(_k(ctx, "person", m.surnames[0], m.givens[0]))
-                if here is None and (
-                    get(_k(ctx, "person", m.givens[0], m.surnames[0])) is not None
-                    or (
-                        get(_k(ctx, "surname", m.surnames[0])) is None
-                        and get(_k(ctx, "surname", m.givens[0])) is not None
-                    )
-                ):
-                    m.swap()
-                    changed = True
-            elif m.ambiguous == "single":
-                v = m.givens[0]
-                if get(_k(ctx, "surname", v)) is not None and all(
-                    get(_k(ctx, "given", g, v)) is None for g in GENDERS
-                ):
-                    m.as_surname()
-                    changed = True
-            elif m.ambiguous in READ_AS_SURNAME:
-                v = m.surnames[0]
-                if get(_k(ctx, "surname", v)) is None and any(
-                    get(_k(ctx, "given", g, v)) is not None for g in GENDERS
-                ):
-                    m.as_given()
-                    changed = True
-            elif m.ambiguous == "titled":  # "Mme [Rose]": a given name of hers in an earlier note
-                v = m.surnames[0]
-                have = [g for g in GENDERS if get(_k(ctx, "given", g, v)) is not None]
-                if get(_k(ctx, "surname", v)) is None and (
-                    m.said_gender in have if m.said_gender else len(have) == 1
-                ):
-                    m.as_given()
-                    changed = True
-        if changed:
+        """The note's new person entries (phases 3 and 4 of the module docstring), drawn in a fixed
+        order: the draws of one seed are the same surrogates."""
+        draws = _NoteDraw(ctx, memo)
+        if draws.settle_by_history(items):
             self._people_and_links(ctx, items)
-            people = _persons(ctx)
-
-        mentions: list[identity.Mention] = [it.data.mention for it in items]
-        avoid = set(names.name_words(u.text for m in mentions for u in m.units)) | ctx.name_words
-        # surrogates already given to this note's other names are not drawn again for another one
-        taken = {fold(v) for it in items for k in it.memo_keys() if (v := memo.get(k)) and "|" not in v}
-
-        def history_gender(given: str) -> str | None:
-            have = [g for g in GENDERS if get(_k(ctx, "given", g, given)) is not None]
-            return have[0] if len(have) == 1 else None
-
-        # 1. the gender of each note person, then of each mention
-        person_gender: dict[tuple[str, str], str] = {}
-        for key, p in people.items():
-            record = get(_k(ctx, "person", *key))
-            g = (
-                (p.said[0] if p.said else None)
-                or (record.split("|", 1)[0] if record else None)
-                or p.lexicon
-                or history_gender(p.given)
-                or rng.choice(GENDERS)
-            )
-            person_gender[key] = g
-        # a given name the note says the gender of elsewhere ("husband [Will]", then "goes by [Will]")
-        note_given: dict[str, set[str]] = {}
-        for it in items:
-            m = it.data.mention
-            g_said = (m.said_gender or person_gender.get(it.data.person)) if it.data.person else m.said_gender
-            for v in m.givens[:1]:
-                if g_said:
-                    note_given.setdefault(v, set()).add(g_said)
-        for it in items:
-            pm: PersonMention = it.data
-            m = pm.mention
-            if pm.person is not None and pm.person in person_gender:
-                g = m.said_gender or person_gender[pm.person]
-            else:
-                said_here = note_given.get(m.givens[0], set()) if m.givens else set()
-                g = (
-                    m.said_gender
-                    or (next(iter(said_here)) if len(said_here) == 1 else None)
-                    or (history_gender(m.givens[0]) if m.givens else None)
-                    or _given_gender(m, lang)
-                    or rng.choice(GENDERS)
-                )
-            genders[id(it)] = g
+        draws.exclude_note_names(items)
+        person_gender = draws.person_genders(_persons(ctx))
+        genders = _genders(ctx)
+        genders.update(draws.mention_genders(items, person_gender))
         # the entry of each first given name of the note, for an e-mail's initial ("sa fille
         # Océane, opayet@...": the one given name of the note with that letter)
         ctx.shared["persons.first_givens"] = {
             m.givens[0]: _k(ctx, "given", genders[id(it)], m.givens[0])
             for it in items if (m := it.data.mention).givens}  # fmt: skip
-
-        def draw_last(original: str) -> str:
-            for _ in range(32):  # not a given name too ("Manuel", "Carlos" are Spanish surnames;
-                v = names.draw_last(rng, lang, original, avoid | taken)  # "Medina" reads as hers)
-                if not identity.is_given(v) and fold(v) not in names.given_genders():
-                    break
-            taken.add(fold(v))
-            return v
-
-        # never an initial that reads as a title ("M. Lebreton" is Monsieur Lebreton): any given name
-        # may be written as an initial in this note or a later one of the patient
-        title_letters = "".join(identity.title_initials(lang))
-
-        def draw_first(g: str, letter: str = "") -> str:
-            """A given name of gender ``g``; starting with ``letter`` when the pool has one."""
-            pool = [n for n in names.name_lists()[lang][g]
-                    if letter and fold(n).startswith(fold(letter)) and fold(n) not in avoid | taken
-                    and " " not in n and identity.gender_of_given(n, lang) == g]  # fmt: skip
-            if pool:
-                v = rng.choice(pool)
-            else:
-                for _ in range(32):  # a name that reads as its gender ("Lupe" is in both Spanish lists)
-                    v = names.draw_first(rng, lang, g, avoid | taken, initials_not=title_letters)
-                    if " " not in v and identity.gender_of_given(v, lang) == g:
-                        break
-            taken.add(fold(v))
-            return v
-
-        reused: set[str] = set()
-
-        def draw_given(g: str, surname: str | None, original: str) -> str:
-            """A person's first given name; when the history wrote them as an initial ("J. Dupont"
-            before "Jean Dupont"), that initial's surrogate name, or one with its letter if that
-            name is of the other gender."""
-            prior = get(_k(ctx, "initial", surname, original[:1])) if surname else None
-            if (prior and " " not in prior and identity.gender_of_given(prior, lang) in (None, g)
-                    and fold(prior) not in avoid and fold(prior) not in reused):  # fmt: skip
-                reused.add(fold(prior))  # "Jean" and "Jacques Dupont": one of them takes it
-                return prior  # (already among ``taken``: its own entry was looked up)
-            return draw_first(g, prior[:1] if prior else "")
-
-        # 2. surnames and given names
-        for it in items:
-            m = it.data.mention
-            for u in m.units:
-                if u.role == "surname":
-                    k = _k(ctx, "surname", u.value)
-                    if get(k) is None:
-                        out[k] = draw_last(u.value)
-                elif u.role == "given":
-                    k = _k(ctx, "given", genders[id(it)], u.value)
-                    if get(k) is None:
-                        first = u.value == next(iter(m.givens), "")
-                        surname = m.surnames[0] if m.surnames and first else None
-                        out[k] = draw_given(genders[id(it)], surname, u.value)
-        # 3. person records and initials of full persons
-        for key, g in person_gender.items():
-            s, f = key
-            given = get(_k(ctx, "given", g, f))
-            if given is None:
-                given = out[_k(ctx, "given", g, f)] = draw_given(g, s, f)
-            surname = get(_k(ctx, "surname", s))
-            if surname is None:
-                surname = out[_k(ctx, "surname", s)] = draw_last(s)
-            if get(_k(ctx, "person", s, f)) is None:
-                out[_k(ctx, "person", s, f)] = f"{g}|{given}|{surname}"
-            if get(_k(ctx, "initial", s, f[:1])) is None:
-                out[_k(ctx, "initial", s, f[:1])] = given
-            p = people[key]
-            if len(p.givens) > 1 and get(k := _initials_key(ctx, s, p.givens)) is None:
-                parts = [given]
-                for x in p.givens[1:]:
-                    v = get(_k(ctx, "given", g, x)) or next(
-                        (w for y in GENDERS if (w := get(_k(ctx, "given", y, x))) is not None), None)
-                    if v is None:
-                        v = out[_k(ctx, "given", g, x)] = draw_first(g)
-                    parts.append(v)
-                out[k] = " ".join(parts)
-        # 4. initials of people the note does not name in full
-        for it in items:
-            m = it.data.mention
-            if m.given_initial and m.surnames and it.data.person is None:
-                k = _k(ctx, "initial", m.surnames[0], m.given_initial)
-                if get(k) is None:
-                    out[k] = draw_first(genders[id(it)])
-            if len(m.given_initials) > 1 and m.surnames:
-                k = _initials_key(ctx, m.surnames[0], m.given_initials)
-                if get(k) is None:  # the first as "J. Martin" reads; the others drawn
-                    head = get(_k(ctx, "initial", m.surnames[0], m.given_initial))
-                    if head is None and it.data.person is not None:
-                        rec = get(_k(ctx, "person", *it.data.person)) or ""
-                        head = rec.split("|")[1] if rec.count("|") == 2 else None
-                    rest = [draw_first(genders[id(it)]) for _ in m.given_initials[1:]]
-                    out[k] = " ".join([head or draw_first(genders[id(it)]), *rest])
-            if not m.givens and not m.surnames and m.units:
-                k = _k(ctx, "initials", "".join(u.value for u in m.units))
-                if get(k) is None:
-                    letters = [c for c in "ABCDEFGHIJLMNPRSTV" if c not in title_letters]
-                    out[k] = "".join(rng.choice(letters) for _ in m.units)
-        return [Release(k, v, 0) for k, v in out.items()]
+        draws.names(items, genders)
+        draws.person_records(person_gender, _persons(ctx))
+        draws.initials_of_unnamed(items, genders)
+        return [Release(k, v, 0) for k, v in draws.out.items()]
 
     # ----------------------------------------------------------------------------- render
 
@@ -687,3 +463,387 @@ class PersonOperator(Operator):
         person = item.data.person
         rec = memo.get(_k(ctx, "person", *person), "") if person else ""
         return rec.split("|", 1)[0] if rec else "female"
+
+
+# ------------------------------------------------------------------------ plan: the keys looked up
+
+
+def _reading_keys(ctx: NoteContext, r: identity.Mention) -> list[str]:
+    """The memo entries of one reading of a mention: its surnames', its given names' (of either
+    gender), its person record and initial, and its initials' with its surname."""
+    keys: list[str] = []
+    for u in r.units:
+        if u.role == "surname":
+            keys.append(_k(ctx, "surname", u.value))
+        elif u.role == "given":
+            keys += [_k(ctx, "given", g, u.value) for g in GENDERS]
+    if r.surnames and r.givens:
+        keys.append(_k(ctx, "person", r.surnames[0], r.givens[0]))
+        # "J. Dupont" in an earlier note: the initial this person's given name keeps
+        keys.append(_k(ctx, "initial", r.surnames[0], r.givens[0][:1]))
+    if r.given_initial and r.surnames:
+        keys.append(_k(ctx, "initial", r.surnames[0], r.given_initial))
+    if len(r.given_initials) > 1 and r.surnames:
+        keys.append(_initials_key(ctx, r.surnames[0], r.given_initials))
+    return keys
+
+
+def _note_person_keys(ctx: NoteContext) -> list[str]:
+    """The memo entries of every person of the note: record, initials, given name, surname."""
+    keys: list[str] = []
+    for person, p in _persons(ctx).items():
+        keys.append(_k(ctx, "person", *person))
+        if len(p.givens) > 1:
+            keys.append(_initials_key(ctx, person[0], p.givens))
+        keys += [_k(ctx, "given", g, person[1]) for g in GENDERS]
+        keys.append(_k(ctx, "surname", person[0]))
+    return keys
+
+
+# --------------------------------------------------------- plan: readings settled by the note
+
+
+@dataclass(frozen=True)
+class _SureReadings:
+    """What the note's mentions that leave no doubt say (initials: those of every mention)."""
+
+    persons: set[tuple[str, str]]  # (first surname, first given name)
+    surnames: set[str]
+    givens: set[str]
+    initials: set[tuple[str, str]]  # (first surname, given-name initial)
+    doubles: set[tuple[str, ...]]  # two first surnames ("Martínez Boada")
+
+    @classmethod
+    def of(cls, parsed: Sequence[identity.Mention]) -> _SureReadings:
+        return cls(
+            persons={
+                (m.surnames[0], m.givens[0]) for m in parsed if not m.ambiguous and m.surnames and m.givens
+            },
+            surnames={s for m in parsed if not m.ambiguous for s in m.surnames},
+            givens={g for m in parsed if not m.ambiguous for g in m.givens},
+            initials={(m.surnames[0], m.given_initial) for m in parsed if m.given_initial and m.surnames},
+            doubles={tuple(m.surnames[:2]) for m in parsed if not m.ambiguous and len(m.surnames) >= 2},
+        )
+
+
+def _settle_order(m: identity.Mention, sure: _SureReadings) -> None:
+    """Two words in either order ("Denis Christine"), read as the note's sure mentions read them,
+    else as the gender said of the person reads them."""
+    if [u.role for u in m.units] == ["given", "surname"] and (*m.givens, *m.surnames) in sure.doubles:
+        m.as_surname()  # "Sra. Martínez Boada": the two surnames of a person of the note
+        return
+    here, swapped = (m.surnames[0], m.givens[0]), (m.givens[0], m.surnames[0])
+    said = m.said_gender
+    first_given = next(u.text for u in m.units if u.role == "given")
+    first_surname = next(u.text for u in m.units if u.role == "surname")
+    if here in sure.persons:
+        m.ambiguous = ""
+    elif (
+        swapped in sure.persons
+        or (swapped[0], swapped[1][:1]) in sure.initials
+        or (here[1] in sure.surnames and here[0] in sure.givens)
+        # "KIM SOO-JIN ... surname Kim": the note says which word is the surname
+        or (here[1] in sure.surnames - sure.givens and here[0] not in sure.surnames)
+    ):
+        m.swap()
+    elif (
+        said
+        and identity.gender_of_given(first_given, "") not in (None, said)
+        and identity.gender_of_given(first_surname, "") == said
+    ):
+        m.swap()  # "Mme Denis Christine": Denis is a man's name, Christine a woman's
+
+
+def _settle_single(m: identity.Mention, sure: _SureReadings) -> None:
+    """A lone given name ("Olivier") is a surname where only the note's surnames have it."""
+    v = m.givens[0]
+    if v in sure.surnames and v not in sure.givens:
+        m.as_surname()
+    elif v in sure.givens:
+        m.ambiguous = ""
+
+
+def _settle_lone_words(parsed: Sequence[identity.Mention]) -> None:
+    """A lone word read as a surname ("MARY", "mme [Rose]") goes with how the note's other
+    mentions read it, "Mary Jones" (its order settled or the lists') included: a given name
+    elsewhere stays one."""
+    givens = {g for m in parsed if m.ambiguous in ("", "order") for g in m.givens}
+    surnames = {s for m in parsed if m.ambiguous in ("", "order") for s in m.surnames}
+    given_genders = _given_name_genders(parsed)
+    for m in parsed:
+        if m.ambiguous in READ_AS_SURNAME:
+            v = m.surnames[0]
+            if v in givens and v not in surnames:
+                m.as_given()
+            elif v in surnames:
+                m.ambiguous = ""
+        elif m.ambiguous == "titled":
+            v = m.surnames[0]
+            if v in surnames:
+                m.ambiguous = ""
+            elif any(_compatible(g, m.said_gender) for g in given_genders.get(v, ())):
+                m.as_given()
+
+
+def _given_name_genders(parsed: Sequence[identity.Mention]) -> dict[str, set[str | None]]:
+    """The genders of the persons each given name of the note names ("mme [Rose]" after "mme
+    PIERRE Rose": a given name of a person of the title's gender)."""
+    out: dict[str, set[str | None]] = {}
+    for m in parsed:
+        if m.ambiguous in ("", "order") and m.givens:
+            first = next(u.text for u in m.units if u.role == "given")
+            g = m.said_gender or identity.gender_of_given(first, "")
+            for v in m.givens:
+                out.setdefault(v, set()).add(g)
+    return out
+
+
+# ------------------------------------------------------------------------------------- draw
+
+
+class _NoteDraw:
+    """The draws of one note's person entries: what the patient's history (``memo``) and this
+    note's earlier draws (``out``) hold, and the names no new surrogate may be. Its phases run in
+    ``PersonOperator.draw``'s order, which is the order of the generator's draws."""
+
+    def __init__(self, ctx: NoteContext, memo: Mapping[str, str]) -> None:
+        self.ctx, self.memo = ctx, memo
+        self.lang, self.rng = ctx.language, ctx.rng
+        self.out: dict[str, str] = {}
+        self.avoid: set[str] = set()  # the note's own name words
+        self.taken: set[str] = set()  # surrogates of the note's names, drawn or in the history
+        self.reused: set[str] = set()  # initials' surrogates a full given name took over
+        # never an initial that reads as a title ("M. Lebreton" is Monsieur Lebreton): any given
+        # name may be written as an initial in this note or a later one of the patient
+        self.title_letters = "".join(identity.title_initials(ctx.language))
+
+    def get(self, k: str) -> str | None:
+        return self.out[k] if k in self.out else self.memo.get(k)
+
+    def _has(self, *parts: str) -> bool:
+        return self.get(_k(self.ctx, *parts)) is not None
+
+    # -- readings the note left open, settled by the patient's history
+
+    def settle_by_history(self, items: Sequence[Item]) -> bool:
+        """Whether any mention's reading changed (its persons must be linked again)."""
+        changed = False
+        for it in items:
+            changed = self._settle_by_history(it.data.mention) or changed
+        return changed
+
+    def _settle_by_history(self, m: identity.Mention) -> bool:
+        if m.ambiguous == "order":
+            s, g = m.surnames[0], m.givens[0]
+            if not self._has("person", s, g) and (
+                self._has("person", g, s) or (not self._has("surname", s) and self._has("surname", g))
+            ):
+                m.swap()
+                return True
+        elif m.ambiguous == "single":
+            v = m.givens[0]
+            if self._has("surname", v) and not any(self._has("given", g, v) for g in GENDERS):
+                m.as_surname()
+                return True
+        elif m.ambiguous in READ_AS_SURNAME:
+            v = m.surnames[0]
+            if not self._has("surname", v) and any(self._has("given", g, v) for g in GENDERS):
+                m.as_given()
+                return True
+        elif m.ambiguous == "titled":  # "Mme [Rose]": a given name of hers in an earlier note
+            v = m.surnames[0]
+            have = [g for g in GENDERS if self._has("given", g, v)]
+            if not self._has("surname", v) and (m.said_gender in have if m.said_gender else len(have) == 1):
+                m.as_given()
+                return True
+        return False
+
+    def exclude_note_names(self, items: Sequence[Item]) -> None:
+        """No surrogate is one of the note's name words, nor one already given to another of the
+        note's names."""
+        mentions: list[identity.Mention] = [it.data.mention for it in items]
+        self.avoid = set(names.name_words(u.text for m in mentions for u in m.units)) | self.ctx.name_words
+        self.taken = {
+            fold(v) for it in items for k in it.memo_keys() if (v := self.memo.get(k)) and "|" not in v
+        }
+
+    # -- the gender of each note person, then of each mention
+
+    def _history_gender(self, given: str) -> str | None:
+        have = [g for g in GENDERS if self._has("given", g, given)]
+        return have[0] if len(have) == 1 else None
+
+    def person_genders(self, people: Mapping[tuple[str, str], Person]) -> dict[tuple[str, str], str]:
+        """Said by a title or kinship word, else the person's record, the lexicon, the history's
+        given name, else drawn."""
+        person_gender: dict[tuple[str, str], str] = {}
+        for key, p in people.items():
+            record = self.get(_k(self.ctx, "person", *key))
+            person_gender[key] = (
+                (p.said[0] if p.said else None)
+                or (record.split("|", 1)[0] if record else None)
+                or p.lexicon
+                or self._history_gender(p.given)
+                or self.rng.choice(GENDERS)
+            )
+        return person_gender
+
+    def mention_genders(
+        self, items: Sequence[Item], person_gender: Mapping[tuple[str, str], str]
+    ) -> dict[int, str]:
+        """id(item) -> gender: its person's, else said of its given name in the note, in the
+        history, by the lexicon, else drawn."""
+        said_of_given = _note_given_genders(items, person_gender)
+        genders: dict[int, str] = {}
+        for it in items:
+            pm: PersonMention = it.data
+            m = pm.mention
+            if pm.person is not None and pm.person in person_gender:
+                genders[id(it)] = m.said_gender or person_gender[pm.person]
+                continue
+            said_here = said_of_given.get(m.givens[0], set()) if m.givens else set()
+            genders[id(it)] = (
+                m.said_gender
+                or (next(iter(said_here)) if len(said_here) == 1 else None)
+                or (self._history_gender(m.givens[0]) if m.givens else None)
+                or _given_gender(m, self.lang)
+                or self.rng.choice(GENDERS)
+            )
+        return genders
+
+    # -- single names
+
+    def draw_last(self, original: str) -> str:
+        """A surname that is no given name too ("Manuel", "Carlos" are Spanish surnames; "Medina"
+        reads as hers)."""
+        for _ in range(32):
+            v = names.draw_last(self.rng, self.lang, original, self.avoid | self.taken)
+            if not identity.is_given(v) and fold(v) not in names.given_genders():
+                break
+        self.taken.add(fold(v))
+        return v
+
+    def draw_first(self, g: str, letter: str = "") -> str:
+        """A given name of gender ``g``; starting with ``letter`` when the pool has one."""
+        avoid = self.avoid | self.taken
+        pool = [n for n in names.name_lists()[self.lang][g]
+                if letter and fold(n).startswith(fold(letter)) and fold(n) not in avoid
+                and " " not in n and identity.gender_of_given(n, self.lang) == g]  # fmt: skip
+        if pool:
+            v = self.rng.choice(pool)
+        else:
+            for _ in range(32):  # a name that reads as its gender ("Lupe" is in both Spanish lists)
+                v = names.draw_first(self.rng, self.lang, g, self.avoid | self.taken,
+                                     initials_not=self.title_letters)  # fmt: skip
+                if " " not in v and identity.gender_of_given(v, self.lang) == g:
+                    break
+        self.taken.add(fold(v))
+        return v
+
+    def draw_given(self, g: str, surname: str | None, original: str) -> str:
+        """A person's first given name; when the history wrote them as an initial ("J. Dupont"
+        before "Jean Dupont"), that initial's surrogate name, or one with its letter if that
+        name is of the other gender."""
+        prior = self.get(_k(self.ctx, "initial", surname, original[:1])) if surname else None
+        if (prior and " " not in prior and identity.gender_of_given(prior, self.lang) in (None, g)
+                and fold(prior) not in self.avoid and fold(prior) not in self.reused):  # fmt: skip
+            self.reused.add(fold(prior))  # "Jean" and "Jacques Dupont": one of them takes it
+            return prior  # (already among ``taken``: its own entry was looked up)
+        return self.draw_first(g, prior[:1] if prior else "")
+
+    # -- the entries, in the order of the draws
+
+    def names(self, items: Sequence[Item], genders: Mapping[int, str]) -> None:
+        """Every surname and given name of the note that has no entry yet."""
+        for it in items:
+            m = it.data.mention
+            for u in m.units:
+                if u.role == "surname":
+                    k = _k(self.ctx, "surname", u.value)
+                    if self.get(k) is None:
+                        self.out[k] = self.draw_last(u.value)
+                elif u.role == "given":
+                    k = _k(self.ctx, "given", genders[id(it)], u.value)
+                    if self.get(k) is None:
+                        first = u.value == next(iter(m.givens), "")
+                        surname = m.surnames[0] if m.surnames and first else None
+                        self.out[k] = self.draw_given(genders[id(it)], surname, u.value)
+
+    def person_records(
+        self, person_gender: Mapping[tuple[str, str], str], people: Mapping[tuple[str, str], Person]
+    ) -> None:
+        """Each full person's record (gender, given name, surname), its initial, and its given
+        names as initials when it has several."""
+        ctx, get = self.ctx, self.get
+        for key, g in person_gender.items():
+            s, f = key
+            given = get(_k(ctx, "given", g, f))
+            if given is None:
+                given = self.out[_k(ctx, "given", g, f)] = self.draw_given(g, s, f)
+            surname = get(_k(ctx, "surname", s))
+            if surname is None:
+                surname = self.out[_k(ctx, "surname", s)] = self.draw_last(s)
+            if get(_k(ctx, "person", s, f)) is None:
+                self.out[_k(ctx, "person", s, f)] = f"{g}|{given}|{surname}"
+            if get(_k(ctx, "initial", s, f[:1])) is None:
+                self.out[_k(ctx, "initial", s, f[:1])] = given
+            p = people[key]
+            if len(p.givens) > 1 and get(k := _initials_key(ctx, s, p.givens)) is None:
+                self.out[k] = self._given_names(g, given, p.givens[1:])
+
+    def _given_names(self, g: str, first: str, others: Sequence[str]) -> str:
+        """The surrogates of a person's given names in order: the first's, then each other's
+        entry (of either gender) or a new draw."""
+        parts = [first]
+        for x in others:
+            v = self.get(_k(self.ctx, "given", g, x)) or next(
+                (w for y in GENDERS if (w := self.get(_k(self.ctx, "given", y, x))) is not None), None)
+            if v is None:
+                v = self.out[_k(self.ctx, "given", g, x)] = self.draw_first(g)
+            parts.append(v)
+        return " ".join(parts)
+
+    def initials_of_unnamed(self, items: Sequence[Item], genders: Mapping[int, str]) -> None:
+        """Initials of people the note does not name in full: "J. Dupont", "J.-L. Martin", "J.D."."""
+        for it in items:
+            m = it.data.mention
+            if m.given_initial and m.surnames and it.data.person is None:
+                k = _k(self.ctx, "initial", m.surnames[0], m.given_initial)
+                if self.get(k) is None:
+                    self.out[k] = self.draw_first(genders[id(it)])
+            if len(m.given_initials) > 1 and m.surnames:
+                self._several_initials(it, genders[id(it)])
+            if not m.givens and not m.surnames and m.units:
+                k = _k(self.ctx, "initials", "".join(u.value for u in m.units))
+                if self.get(k) is None:
+                    letters = [c for c in "ABCDEFGHIJLMNPRSTV" if c not in self.title_letters]
+                    self.out[k] = "".join(self.rng.choice(letters) for _ in m.units)
+
+    def _several_initials(self, it: Item, g: str) -> None:
+        """"J.-L. Martin": the first as "J. Martin" reads (or the person's given name); the others
+        drawn (before the first, when it is drawn too)."""
+        m, ctx = it.data.mention, self.ctx
+        k = _initials_key(ctx, m.surnames[0], m.given_initials)
+        if self.get(k) is not None:
+            return
+        head = self.get(_k(ctx, "initial", m.surnames[0], m.given_initial))
+        if head is None and it.data.person is not None:
+            rec = self.get(_k(ctx, "person", *it.data.person)) or ""
+            head = rec.split("|")[1] if rec.count("|") == 2 else None
+        rest = [self.draw_first(g) for _ in m.given_initials[1:]]
+        self.out[k] = " ".join([head or self.draw_first(g), *rest])
+
+
+def _note_given_genders(
+    items: Sequence[Item], person_gender: Mapping[tuple[str, str], str]
+) -> dict[str, set[str]]:
+    """The genders the note says of each first given name, anywhere ("husband [Will]", then
+    "goes by [Will]")."""
+    note_given: dict[str, set[str]] = {}
+    for it in items:
+        m = it.data.mention
+        g_said = (m.said_gender or person_gender.get(it.data.person)) if it.data.person else m.said_gender
+        for v in m.givens[:1]:
+            if g_said:
+                note_given.setdefault(v, set()).add(g_said)
+    return note_given

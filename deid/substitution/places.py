@@ -32,10 +32,10 @@ from deid.privacy.safe_harbor import is_us_zip, zip3
 from deid.rules.postcodes import POSTCODE_SHAPE
 from deid.store.base import Release
 from deid.substitution.items import Item, NoteContext
-from deid.substitution.operators import Operator, register
+from deid.substitution.operators import Operator, claims, labels_of, register
+from deid.substitution.strategies import chosen_strategy
 from deid.surrogates import formats, names
 from deid.surrogates import gazetteer as gz
-from deid.surrogates.registry import resolve_strategy
 from deid.temporal.lexicon import fold
 
 _GAP = re.compile(r"^[\s,;:()/–\-]*$")
@@ -209,19 +209,162 @@ def _groups(items: Sequence[Item], text: str) -> list[list[Item]]:
     return out
 
 
+def _admin1_hint(group: Sequence[Item], region: str) -> str:
+    """A state or region the group names (its first-level code): it picks among homonyms."""
+    hint = ""
+    for it in group:
+        for r in gz.lookup_order(region):
+            g = gz.gazetteer(r)
+            if it.label in (Label.LOCATION, Label.COUNTRY, Label.CITY) and g.admin_kind(it.text):
+                hint = hint or g.admin1.get(fold(it.text.strip().rstrip(".")), "")
+                break
+    return hint
+
+
+def _anchor(group: Sequence[Item], region: str, hint: str) -> tuple[tuple[str, int] | None, Item | None]:
+    """The group's town as (table, row) and the mention that names it: a town first, then a
+    postcode; (None, None) when no table knows any."""
+    for it in sorted(group, key=lambda i: i.label is not Label.CITY or _is_postcode(i)):
+        if it.label not in (Label.CITY, Label.LOCATION, Label.POSTCODE):
+            continue
+        # a postcode is read in the feed's own table only: "51092" is a French department in a
+        # French note, never the Spanish province 51 (Ceuta)
+        for r in [region] if _is_postcode(it) else gz.lookup_order(region):
+            idx = _row_of(gz.gazetteer(r), it, hint)
+            if idx is not None:
+                return (r, idx), it
+    return None, None
+
+
+def _row_of(g: gz.Gazetteer, it: Item, hint: str) -> int | None:
+    """The row of the table ``g`` that the mention names, if any."""
+    if _is_postcode(it):
+        found = g.find_postcode(it.text)
+        return found[0] if found else None
+    if it.label is Label.LOCATION and g.admin_kind(it.text):
+        return None
+    return g.find_in(it.text, hint) if hint else g.find(it.text)
+
+
+def _group_key(ctx: NoteContext, group: Sequence[Item], anchor: tuple[str, int] | None) -> str:
+    """The memo key the group's places share: the true town's canonical name when a table knows
+    it, else the first place's text; "" for a group of countries only."""
+    places = [it for it in group if it.label is not Label.STREET]
+    if anchor is not None:
+        r, idx = anchor
+        return ctx.key(Label.CITY, f"\x1fplace\x1f{r}\x1f{gz.gazetteer(r).towns[idx].name}")
+    if any(it.label is not Label.COUNTRY for it in places):
+        first = next(it for it in places if it.label is not Label.COUNTRY)
+        return ctx.key(first.label, f"\x1fplace\x1f{first.text}")
+    return ""
+
+
+def _set_roles(ctx: NoteContext, group: Sequence[Item], key: str, anchor: tuple[str, int] | None,
+               anchor_item: Item | None, region: str) -> None:
+    """Each mention's key and its role in the group's drawn record; a street, a foreign country
+    or a group with no key is memoized on its own text."""
+    rg = anchor[0] if anchor else region
+    g = gz.gazetteer(rg)
+    places = [it for it in group if it.label is not Label.STREET]
+    lead = anchor_item or next((it for it in places if it.label is Label.CITY), None)
+    text = ctx.note.text
+    elision = (
+        gz.elision_of(text[max(0, lead.span.start - 6) : lead.span.start], ctx.language) if lead else ""
+    )
+    for it in group:
+        if (
+            it.label is Label.STREET
+            or not key
+            or (it.label is Label.COUNTRY and not gz.is_own_country(it.text, rg))
+        ):
+            it.key = ctx.key(it.label, it.text)
+            continue
+        role = _role(ctx, g, it, anchor_item)
+        it.key = key
+        it.data = PlaceMention(
+            rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else "",
+            zip3=(role == "postcode" and it.strategy == "safe-harbor" and rg == "US"
+                  and is_us_zip(it.text)),
+        )
+
+
+def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None) -> str:
+    """What part of the drawn record a place mention of the group renders."""
+    if _is_postcode(it):
+        return "postcode"
+    if it.label is Label.COUNTRY:
+        ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
+        return "country"  # the feed's own country: left as written, and said so
+    if it.label in (Label.LOCATION, Label.CITY) and it is not anchor_item:
+        # "MA" tagged as a city is still a state; a place the table cannot name written
+        # after the address's town ("Leeds LS1 4AP, West Yorkshire") is its county or region
+        after_town = (it.label is Label.LOCATION and anchor_item is not None
+                      and it.span.start > anchor_item.span.start)
+        return g.admin_kind(it.text) or ("admin2" if after_town else "town")
+    return "town"
+
+
+def _set_zip3_area(group: Sequence[Item], key: str, hint: str) -> None:
+    """"Boston, MA [021**]": the group's town is drawn among the towns of those three digits."""
+    areas = {zip3(it.text)[:3] for it in group if isinstance(it.data, PlaceMention) and it.data.zip3}
+    if len(areas) == 1:
+        for it in group:
+            if isinstance(it.data, PlaceMention) and it.key == key:
+                it.data.zip3_area, it.data.zip3_state = next(iter(areas)), hint
+
+
+def _set_mechanism(group: Sequence[Item], anchor_item: Item | None, city_strategy: str) -> None:
+    """Only the town a table knows goes through the place mechanism (costed); the rest is random."""
+    for it in group:
+        if it is not anchor_item and it.strategy in ("exponential", "geo"):
+            it.strategy = "random"
+    if anchor_item is not None and city_strategy in ("exponential", "geo"):
+        anchor_item.strategy = city_strategy
+        anchor_item.costed = True
+        anchor_item.unit = "feature" if city_strategy == "exponential" else "km"
+
+
+def _town_in_org(text: str, words: Sequence[re.Match[str]],
+                 g: gz.Gazetteer) -> tuple[int, int, str, int] | None:
+    """(start, end, town, row) of the longest run of words of an organisation's name that is a
+    town of the feed's table ("San Carlos" is no Californian town in a Spanish hospital's name)."""
+    best: tuple[int, int, str, int] | None = None
+    for a in range(len(words)):
+        for b in range(len(words), a, -1):
+            s, e = words[a].start(), words[b - 1].end()
+            cand = text[s:e]
+            if len(cand) < 3 or all(fold(w.group()) in _ORG_WORDS for w in words[a:b]):
+                continue
+            head = text[:s]
+            if a > 0 and fold(words[a - 1].group()) not in _ORG_WORDS | {"d", "l"}:  # d'Auxerre
+                continue  # "John Radcliffe Hospital": a person's name, not the town Radcliffe
+            if re.search(r"\d\s*(de|of)?\s*$", head):
+                continue  # "12 de Octubre" is a date
+            if _SAINT.match(cand) and not re.search(r"(?i)(\b(de|du|des|del|of)\s+|['’])$", head):
+                continue  # "Hôpital Saint-Louis", "Hospital Clínico San Carlos": a saint
+            idx = g.find(cand)
+            if idx is None and re.search(r"(?i)\b(du|des)\s+$", head):  # "du Mans": Le Mans
+                art = "Le " if head.rstrip().lower().endswith("du") else "Les "
+                idx = g.find(art + cand)
+            if idx is not None and (best is None or (e - s) > (best[1] - best[0])):
+                best = (s, e, cand, idx)
+    return best
+
+
 @register("places")
 class PlaceOperator(Operator):
     name = "places"
-    handles = frozenset({"random", "exponential", "geo", "safe-harbor"})
+    # a place mechanism or Safe Harbor needs an address table: organisations are only random
+    handles = (claims(labels_of(Category.LOC), {"random", "exponential", "geo", "safe-harbor"})
+               | claims(labels_of(Category.ORG), {"random"}))
 
     # ------------------------------------------------------------------------------- plan
 
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         region = gz.region_of(ctx.language, ctx.region)
         text = ctx.note.text
-        city_strategy = resolve_strategy(Label.CITY, ctx.settings)
-        if city_strategy not in self.handles:
-            city_strategy = "random"
+        # the group's town goes through the cities' mechanism, whichever mention anchors it
+        city_strategy = chosen_strategy(Label.CITY, ctx.settings)
         for group in _groups(items, text):
             self._plan_group(ctx, group, region, city_strategy)
         # one surrogate town for "à Auxerre" and "près d'Auxerre": a name that fits every context
@@ -241,93 +384,16 @@ class PlaceOperator(Operator):
                 it.key = ctx.key(it.label, it.text)
 
     def _plan_group(self, ctx: NoteContext, group: list[Item], region: str, city_strategy: str) -> None:
-        text = ctx.note.text
+        """One address: its anchor (the town a table knows), one memo key for its places, each
+        mention's role in the drawn record, then the mechanism of its town."""
         if len(group) == 1 and group[0].label is Label.CITY and self._hospital_town(ctx, group[0], region):
             return
-        anchor: tuple[str, int] | None = None
-        anchor_item: Item | None = None
-        hint = ""  # a state or region named in the group picks among homonyms
-        for it in group:
-            for r in gz.lookup_order(region):
-                if it.label in (Label.LOCATION, Label.COUNTRY, Label.CITY) and gz.gazetteer(r).admin_kind(
-                    it.text
-                ):
-                    hint = hint or gz.gazetteer(r).admin1.get(fold(it.text.strip().rstrip(".")), "")
-                    break
-        # a town first, then a postcode
-        for it in sorted(group, key=lambda i: i.label is not Label.CITY or _is_postcode(i)):
-            if it.label not in (Label.CITY, Label.LOCATION, Label.POSTCODE):
-                continue
-            # a postcode is read in the feed's own table only: "51092" is a French department in a
-            # French note, never the Spanish province 51 (Ceuta)
-            for r in [region] if _is_postcode(it) else gz.lookup_order(region):
-                g = gz.gazetteer(r)
-                if _is_postcode(it):
-                    found = g.find_postcode(it.text)
-                    idx = found[0] if found else None
-                elif it.label is Label.LOCATION and g.admin_kind(it.text):
-                    idx = None
-                else:
-                    idx = g.find_in(it.text, hint) if hint else g.find(it.text)
-                if idx is not None:
-                    anchor, anchor_item = (r, idx), it
-                    break
-            if anchor is not None:
-                break
-        places = [it for it in group if it.label is not Label.STREET]
-        if anchor is not None:
-            r, idx = anchor
-            key = ctx.key(Label.CITY, f"\x1fplace\x1f{r}\x1f{gz.gazetteer(r).towns[idx].name}")
-        elif any(it.label is not Label.COUNTRY for it in places):
-            first = next(it for it in places if it.label is not Label.COUNTRY)
-            key = ctx.key(first.label, f"\x1fplace\x1f{first.text}")
-        else:
-            key = ""
-        rg = anchor[0] if anchor else region
-        g = gz.gazetteer(rg)
-        lead = anchor_item or next((it for it in places if it.label is Label.CITY), None)
-        elision = (
-            gz.elision_of(text[max(0, lead.span.start - 6) : lead.span.start], ctx.language) if lead else ""
-        )
-        for it in group:
-            if (
-                it.label is Label.STREET
-                or not key
-                or (it.label is Label.COUNTRY and not gz.is_own_country(it.text, rg))
-            ):
-                it.key = ctx.key(it.label, it.text)
-                continue
-            role = "town"
-            if _is_postcode(it):
-                role = "postcode"
-            elif it.label is Label.COUNTRY:
-                role = "country"  # the feed's own country: left as written, and said so
-                ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
-            elif it.label in (Label.LOCATION, Label.CITY) and it is not anchor_item:
-                # "MA" tagged as a city is still a state; a place the table cannot name written
-                # after the address's town ("Leeds LS1 4AP, West Yorkshire") is its county or region
-                after_town = (it.label is Label.LOCATION and anchor_item is not None
-                              and it.span.start > anchor_item.span.start)
-                role = g.admin_kind(it.text) or ("admin2" if after_town else "town")
-            it.key = key
-            it.data = PlaceMention(
-                rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else "",
-                zip3=(role == "postcode" and it.strategy == "safe-harbor" and rg == "US"
-                      and is_us_zip(it.text)),
-            )
-        # "Boston, MA [021**]": the group's town is drawn among the towns of those three digits
-        areas = {zip3(it.text)[:3] for it in group if isinstance(it.data, PlaceMention) and it.data.zip3}
-        if len(areas) == 1:
-            for it in group:
-                if isinstance(it.data, PlaceMention) and it.key == key:
-                    it.data.zip3_area, it.data.zip3_state = next(iter(areas)), hint
-        for it in group:  # only the town a table knows goes through the mechanism
-            if it is not anchor_item and it.strategy in ("exponential", "geo"):
-                it.strategy = "random"
-        if anchor_item is not None and city_strategy in ("exponential", "geo"):
-            anchor_item.strategy = city_strategy
-            anchor_item.costed = True
-            anchor_item.unit = "feature" if city_strategy == "exponential" else "km"
+        hint = _admin1_hint(group, region)
+        anchor, anchor_item = _anchor(group, region, hint)
+        key = _group_key(ctx, group, anchor)
+        _set_roles(ctx, group, key, anchor, anchor_item, region)
+        _set_zip3_area(group, key, hint)
+        _set_mechanism(group, anchor_item, city_strategy)
 
     def _hospital_town(self, ctx: NoteContext, it: Item, region: str) -> bool:
         """A town mention that names a hospital ("CHU de [Dijon]") is replaced like the town of a
@@ -352,29 +418,7 @@ class PlaceOperator(Operator):
     def _plan_org(self, ctx: NoteContext, it: Item, region: str) -> None:
         text = it.text
         words = list(re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+)*", text))
-        # the longest run of words that is a town of the feed's table ("San Carlos" is no
-        # Californian town in a Spanish hospital's name)
-        g = gz.gazetteer(region)
-        best: tuple[int, int, str, int] | None = None
-        for a in range(len(words)):
-            for b in range(len(words), a, -1):
-                s, e = words[a].start(), words[b - 1].end()
-                cand = text[s:e]
-                if len(cand) < 3 or all(fold(w.group()) in _ORG_WORDS for w in words[a:b]):
-                    continue
-                head = text[:s]
-                if a > 0 and fold(words[a - 1].group()) not in _ORG_WORDS | {"d", "l"}:  # d'Auxerre
-                    continue  # "John Radcliffe Hospital": a person's name, not the town Radcliffe
-                if re.search(r"\d\s*(de|of)?\s*$", head):
-                    continue  # "12 de Octubre" is a date
-                if _SAINT.match(cand) and not re.search(r"(?i)(\b(de|du|des|del|of)\s+|['’])$", head):
-                    continue  # "Hôpital Saint-Louis", "Hospital Clínico San Carlos": a saint
-                idx = g.find(cand)
-                if idx is None and re.search(r"(?i)\b(du|des)\s+$", head):  # "du Mans": Le Mans
-                    art = "Le " if head.rstrip().lower().endswith("du") else "Les "
-                    idx = g.find(art + cand)
-                if idx is not None and (best is None or (e - s) > (best[1] - best[0])):
-                    best = (s, e, cand, idx)
+        best = _town_in_org(text, words, gz.gazetteer(region))
         kind = fold(text)
         if best is not None:
             s, e, town, _ = best

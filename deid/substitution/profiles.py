@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from datetime import date
 
 from deid.events import DeidNote, ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.labels import KEPT_BY_DEFAULT, Category
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
 

@@ -12,12 +12,12 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from datetime import date
 from typing import cast
 
-from deid.labels import Category, Label
+from deid.labels import KEPT_BY_DEFAULT, Category, Label
 from deid.neighbours.replace import DEFAULT_N as NEIGHBOURS_N
 from deid.neighbours.replace import replace_tokens
 from deid.store.base import PatientStore, Release
 from deid.substitution.items import Item, NoteContext, placeholder
-from deid.substitution.operators import Operator, register
+from deid.substitution.operators import Operator, claims, labels_of, register
 from deid.substitution.persons import (
     initial_keys,
     initial_surrogate,
@@ -47,7 +47,7 @@ class PlaceholderOperator(_Drawless):
     """[PER], [DATE]...: deterministic, free, the safest readable output (Lange et al. 2020)."""
 
     name = "placeholder"
-    handles = frozenset({"placeholder"})
+    handles = claims(Label, {"placeholder"})
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         return placeholder(item.label), "placeholder"
@@ -59,7 +59,8 @@ class KeepOperator(_Drawless):
     written, listed in the event's ``kept_labels`` so that no consumer takes it for a surrogate."""
 
     name = "keep"
-    handles = frozenset({"keep"})
+    # only the labels a policy may keep (the patient's sex), never a direct identifier
+    handles = claims(KEPT_BY_DEFAULT, {"keep"})
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
         ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
@@ -93,7 +94,8 @@ class NeighbourOperator(_Memoized):
     """Every word to one of its embedding neighbours, digits redrawn (Friedrich et al. 2019)."""
 
     name = "neighbour"
-    handles = frozenset({"neighbour"})
+    # word-level: any category but the temporal ones, whose values the timeline owns
+    handles = claims(Label, {"neighbour"}) - claims(labels_of(Category.DATE, Category.AGE), {"neighbour"})
 
     def surrogate(self, ctx: NoteContext, it: Item, memo: Mapping[str, str], drawn: dict[str, str]) -> str:
         return replace_tokens(it.text, ctx.rng, NEIGHBOURS_N)
@@ -110,7 +112,7 @@ class FormatOperator(_Memoized):
     """Phones, e-mails, URLs, IPs, identifiers, professions: random and format-preserving."""
 
     name = "formats"
-    handles = frozenset({"random"})
+    handles = claims(labels_of(Category.TEL, Category.REF, Category.QID, Category.OTHER), {"random"})
 
     def plan(self, ctx: NoteContext, items: Sequence[Item]) -> None:
         super().plan(ctx, items)

@@ -35,7 +35,7 @@ from deid.privacy.mechanisms import laplace
 from deid.spans import Span
 from deid.store.base import CommitResult, PatientStore, Release
 from deid.substitution.items import Item, NoteContext, placeholder
-from deid.substitution.operators import Operator, register
+from deid.substitution.operators import Operator, claims, labels_of, register
 from deid.temporal import expressions as tx
 from deid.temporal.timeline import Point, Timeline, seal, unseal
 
@@ -117,7 +117,9 @@ def patient_birth(ctx: NoteContext, memo: Mapping[str, str]) -> tuple[date, date
 @register("temporal")
 class TemporalOperator(Operator):
     name = "temporal"
-    handles = frozenset({"dp-laplace", "interval", "shift", "safe-harbor"})
+    # an age has no interval of its own: it follows the birth date
+    handles = (claims(labels_of(Category.DATE), {"dp-laplace", "interval", "shift", "safe-harbor"})
+               | claims(labels_of(Category.AGE), {"dp-laplace", "shift", "safe-harbor"}))
 
     # ------------------------------------------------------------------------------- plan
 

@@ -457,6 +457,21 @@ def _key(tok: str) -> str:
     return fold(tok)
 
 
+_Token = tuple[int, int, str]  # (start, end, word) inside the mention
+
+
+@dataclass
+class _Prefix:
+    """The kept words before the name in a mention: titles and kinship words, with the articles and
+    possessives that go with them ("sa fille", "la Dra", "Mme"). None are kept without a title or
+    a kinship word among them ("Le Goff" is a name)."""
+
+    length: int = 0  # how many of the mention's first words are kept
+    has_marker: bool = False  # a title or a kinship word is among them
+    title_gender: str | None = None
+    kin_gender: str | None = None
+
+
 def parse(
     text: str,
     lang: str,
@@ -470,65 +485,111 @@ def parse(
     title's gender that no surname list has ("Mme [Victoire]"). ``given_after_comma``: the
     mention follows a surname and a comma outside it ("[SMITH], [MARY]"): its words are given
     names, as in "SMITH, MARY". ``sentence_start``: the mention opens a sentence or a line, where
-    a kinship word is capitalised ("Daughter Faith")."""
+    a kinship word is capitalised ("Daughter Faith").
+
+    Read in phases: the words (``_tokens``); the kept words before the name (``_read_prefix``) and
+    the title that says how to read it; the name words, less a degree after them and split at a
+    maiden-name marker (``_name_body``); the role of each name word (``_roles``), made into units;
+    then how sure those roles are (``_mark_ambiguity``)."""
     m = Mention(text)
-    toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
-    # "Khan's": the name is "Khan", the "'s" stays as written
-    toks = [
-        (s, s + ps.start(), w[: ps.start()]) if (ps := _POSSESSIVE.search(w)) else (s, e, w)
-        for s, e, w in toks
-    ]
+    toks = _tokens(text)
     if toks and all(_is_marker(w, lang) for _, _, w in toks):  # "Mr" alone, "su hija": no name in it
         m.kept = True
         return m
-    # ---- kept words before the name: titles, kinship words, articles and possessives with them
-    n_prefix, has_marker, title_g, kin_g, art_g = 0, False, None, None, None
-    art_seen = False
-    for i, (_, _, w) in enumerate(toks):
-        f = _key(w)
-        if i == len(toks) - 1:
-            break
-        if (f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(f, lang) == lang:
-            title_g = title_g or _TITLE_GENDER.get(f, _TITLE_GENDER.get(f.rstrip(".")))
-            has_marker = True
-        elif (f in KIN or f.rstrip(".") in KIN) and (
-            (not w.isupper() and (w.islower() or art_seen))
-            or (i == 0 and sentence_start and _capitalised_kin(w, ""))
-        ):  # "Sobrino" is a surname too: a kinship word is written small, or opens a sentence
-            kin_g = KIN.get(f, KIN.get(f.rstrip(".")))  # the closest: "son épouse" (fr "son")
-            has_marker = True
-        elif f in _DETERMINERS:
-            art_seen = True
-            nxt = _key(toks[i + 1][2])
-            if title_g is not None and nxt not in KIN:  # "Mme Le Goff": the article is the name's
-                break
-            art_g = art_g or _ARTICLE_GENDER.get(f)
-        else:
-            break
-        n_prefix = i + 1
-    if not has_marker:
-        n_prefix = 0
-        title_g = kin_g = art_g = None
-    # "Dr" agrees with its article: "la Dr X", "el Dr. X"
-    if (
-        title_g is None
-        and has_marker
-        and art_g
-        and any(
-            _TITLE_GENDER.get(_key(w)) is None and _key(w) in _TITLE_GENDER for _, _, w in toks[:n_prefix]
-        )
-    ):
-        title_g = art_g
-    m.title_gender, m.kin_gender, m.kept = title_g, kin_g, has_marker
+    prefix = _read_prefix(toks, lang, sentence_start)
+    m.title_gender, m.kin_gender, m.kept = prefix.title_gender, prefix.kin_gender, prefix.has_marker
     titles = [
         _key(w)
-        for _, _, w in toks[:n_prefix]
+        for _, _, w in toks[: prefix.length]
         if _key(w) in _TITLE_GENDER and _TITLE_LANG.get(_key(w), lang) == lang
     ]
     # the title nearest the name says how to read it ("Doña Pilar" vs "Sra. Martínez García")
     m.title = titles[-1] if titles else (title_before if isinstance(title_before, str) else "")
     has_title = bool(title_before) or bool(titles)
-    body = toks[n_prefix:]
+    body, maiden = _name_body(m, text, toks[prefix.length :])
+    if given_after_comma:
+        roles = ["given"] * len(body)
+    else:
+        roles = _roles(text, body, lang, has_title, prefix.has_marker, m.title)
+    for (s, e, w), role in zip(body, roles, strict=True):
+        _add(m, s, e, w, role)
+    for s, e, w in maiden:
+        _add(m, s, e, w, "surname")
+    _merge_particles(m, text)
+    if not given_after_comma and not maiden:  # a comma or a maiden-name marker leaves no doubt
+        _mark_ambiguity(m, text, body, lang, prefix.has_marker, title_before)
+    return m
+
+
+def _tokens(text: str) -> list[_Token]:
+    """The words of a mention with their offsets. "Khan's": the name is "Khan", the "'s" stays as
+    written."""
+    toks = [(t.start(), t.end(), t.group()) for t in _WORD.finditer(text)]
+    return [
+        (s, s + ps.start(), w[: ps.start()]) if (ps := _POSSESSIVE.search(w)) else (s, e, w)
+        for s, e, w in toks
+    ]
+
+
+def _is_title(folded: str, lang: str) -> bool:
+    """A title of ``lang`` ("M." is one in French only: in English it is an initial)."""
+    known = folded in _TITLE_GENDER or folded.rstrip(".") in _TITLE_GENDER
+    return known and _TITLE_LANG.get(folded, lang) == lang
+
+
+def _gender_of_title(folded: str) -> str | None:
+    return _TITLE_GENDER.get(folded, _TITLE_GENDER.get(folded.rstrip(".")))
+
+
+def _is_kin_word(word: str, opens_sentence: bool, after_article: bool) -> bool:
+    """A kinship word kept before the name: written small, or capitalised after an article or at
+    the start of a sentence ("Daughter Faith"); "Sobrino" in capitals is a surname."""
+    f = _key(word)
+    if f not in KIN and f.rstrip(".") not in KIN:
+        return False
+    return (not word.isupper() and (word.islower() or after_article)) or (
+        opens_sentence and _capitalised_kin(word, "")
+    )
+
+
+def _read_prefix(toks: list[_Token], lang: str, sentence_start: bool) -> _Prefix:
+    """The kept words before the name (never the mention's last word) and the genders they say."""
+    p = _Prefix()
+    article_gender: str | None = None
+    article_seen = False
+    for i, (_, _, w) in enumerate(toks[:-1]):
+        f = _key(w)
+        if _is_title(f, lang):
+            p.title_gender = p.title_gender or _gender_of_title(f)
+            p.has_marker = True
+        elif _is_kin_word(w, i == 0 and sentence_start, article_seen):
+            p.kin_gender = KIN.get(f, KIN.get(f.rstrip(".")))  # the closest: "son épouse" (fr "son")
+            p.has_marker = True
+        elif f in _DETERMINERS:
+            article_seen = True
+            if p.title_gender is not None and _key(toks[i + 1][2]) not in KIN:
+                break  # "Mme Le Goff": the article is the name's
+            article_gender = article_gender or _ARTICLE_GENDER.get(f)
+        else:
+            break
+        p.length = i + 1
+    if not p.has_marker:
+        return _Prefix()
+    # "Dr" agrees with its article: "la Dr X", "el Dr. X"
+    if (
+        p.title_gender is None
+        and article_gender
+        and any(
+            _TITLE_GENDER.get(_key(w)) is None and _key(w) in _TITLE_GENDER for _, _, w in toks[: p.length]
+        )
+    ):
+        p.title_gender = article_gender
+    return p
+
+
+def _name_body(m: Mention, text: str, body: list[_Token]) -> tuple[list[_Token], list[_Token]]:
+    """(the name's words, the maiden name's) of the words after the kept ones: a degree after a
+    comma is dropped, and a maiden-name marker splits the rest (what follows it is a surname)."""
     # a degree after a comma ("Nicole Landry, M.D.", "Smith, RN") is no part of the name: read
     # as initials it made "Landry, M. D." a surname and its initials
     end = len(text)
@@ -539,66 +600,54 @@ def parse(
         body = [t for t in body if t[0] < comma]
         m.kept = True
         end = comma
-    # a maiden-name marker splits the body: what follows it is a surname
     maiden_at = next((i for i, (_, _, w) in enumerate(body) if _key(w) in _MAIDEN and i > 0), None)
-    maiden = body[maiden_at + 1 :] if maiden_at is not None else []
-    if maiden_at is not None and m.title_gender is None and _key(body[maiden_at][2]) in _FEMININE_MAIDEN:
+    if maiden_at is None:
+        return body, []
+    if m.title_gender is None and _key(body[maiden_at][2]) in _FEMININE_MAIDEN:
         m.title_gender = "female"  # "LYON née CHABERT Rose", "épouse", "veuve": the grammar says a woman
-    body = body[:maiden_at] if maiden_at is not None else body
-    if given_after_comma:
-        roles = ["given"] * len(body)
-    else:
-        roles = _roles(text, body, lang, has_title, has_marker, m.title)
-    for (s, e, w), role in zip(body, roles, strict=True):
-        _add(m, s, e, w, role)
-    for s, e, w in maiden:
-        _add(m, s, e, w, "surname")
-    _merge_particles(m, text)
+    return body[:maiden_at], body[maiden_at + 1 :]
+
+
+def _mark_ambiguity(
+    m: Mention, text: str, body: list[_Token], lang: str, has_marker: bool, title_before: bool | str
+) -> None:
+    """How sure the roles just read are (``Mention.ambiguous``): two uncued words may be in either
+    order, a lone word with no title, kinship word or comma may be a given name or a surname, and
+    a lone word after a title may be her given name."""
     words = [w for _, _, w in body]
-    if given_after_comma:
-        return m
-    if (
-        not maiden
-        and {u.role for u in m.units} == {"given", "surname"}
-        and len(words) == 2
-        and not _cued(text, body)
-    ):
+    lone = len(m.units) == 1 and len(words) == 1 and "," not in text
+    if {u.role for u in m.units} == {"given", "surname"} and len(words) == 2 and not _cued(text, body):
         m.ambiguous = "order"
-    elif (
-        not maiden
-        and len(m.units) == 1
-        and len(words) == 1
-        and not has_marker
-        and not title_before
-        and "," not in text
-    ):
-        if m.units[0].role == "given":
-            m.ambiguous = "single"
-        elif m.units[0].role == "surname" and words[0].isupper() and is_given(words[0]):
-            m.ambiguous = "caps"
-        elif m.units[0].role == "surname" and not is_given(words[0]) and not is_surname(words[0]):
-            m.ambiguous = "unknown"
-        elif m.units[0].role == "surname":
-            m.ambiguous = "listed"  # "Olive": a surname of the lists, and her given name in the note
-    elif (
-        not maiden
-        and len(m.units) == 1
-        and len(words) == 1
-        and m.units[0].role == "surname"
-        and "," not in text
-        and (m.title or title_before)
-    ):
-        # "Mme [Victoire]", "M. Constant": a title before a lone word that is a given name of its
-        # gender and no surname of the lists reads as that given name; any other word after a
-        # title is a surname ("Mme Martin") unless the note or the history shows it as a given
-        # name of the title's gender ("mme PIERRE Rose", then "mme Rose")
-        said = m.title_gender or _TITLE_GENDER.get(m.title, _TITLE_GENDER.get(m.title.rstrip(".")))
-        if said and not is_surname(words[0]) and listed_gender(words[0], lang) == said:
-            m.as_given()
-            m.ambiguous = "single"
-        else:
-            m.ambiguous = "titled"
-    return m
+    elif lone and not has_marker and not title_before:
+        m.ambiguous = _lone_word_doubt(m.units[0].role, words[0])
+    elif lone and m.units[0].role == "surname" and (m.title or title_before):
+        _read_after_title(m, words[0], lang)
+
+
+def _lone_word_doubt(role: str, word: str) -> str:
+    """The ``Mention.ambiguous`` of a lone name word read as ``role`` with nothing around it."""
+    if role == "given":
+        return "single"
+    if role != "surname":
+        return ""
+    if word.isupper() and is_given(word):
+        return "caps"
+    if not is_given(word) and not is_surname(word):
+        return "unknown"
+    return "listed"  # "Olive": a surname of the lists, and her given name in the note
+
+
+def _read_after_title(m: Mention, word: str, lang: str) -> None:
+    """"Mme [Victoire]", "M. Constant": a title before a lone word that is a given name of its
+    gender and no surname of the lists reads as that given name; any other word after a title is a
+    surname ("Mme Martin") unless the note or the history shows it as a given name of the title's
+    gender ("mme PIERRE Rose", then "mme Rose")."""
+    said = m.title_gender or _gender_of_title(m.title)
+    if said and not is_surname(word) and listed_gender(word, lang) == said:
+        m.as_given()
+        m.ambiguous = "single"
+    else:
+        m.ambiguous = "titled"
 
 
 def listed_gender(word: str, lang: str) -> str | None:
@@ -651,55 +700,72 @@ def _add(m: Mention, s: int, e: int, w: str, role: str) -> None:
 
 
 def _roles(
-    text: str, body: list[tuple[int, int, str]], lang: str, has_title: bool, has_marker: bool, title: str = ""
+    text: str, body: list[_Token], lang: str, has_title: bool, has_marker: bool, title: str = ""
 ) -> list[str]:
+    """"given" or "surname" for each word of ``body``: what the writing says first (a comma,
+    parentheses, a lone word's surroundings, case, leading initials), then the name lists."""
     n = len(body)
     if n == 0:
         return []
-    words = [w for _, _, w in body]
+    gaps = [text[body[i - 1][1] : body[i][0]] for i in range(1, n)]
     # "Nom, Prénom": a comma between name words
-    for i in range(1, n):
-        gap = text[body[i - 1][1] : body[i][0]]
-        if "," in gap:
-            return ["surname"] * i + ["given"] * (n - i)
-    # "NOM (Prénom)": a word in parentheses after the first is a given name
-    paren = [i for i in range(1, n) if "(" in text[body[i - 1][1] : body[i][0]]]
+    comma = next((i for i, gap in enumerate(gaps, 1) if "," in gap), 0)
+    if comma:
+        return ["surname"] * comma + ["given"] * (n - comma)
+    # "NOM (Prénom)": a word in parentheses after the first is a given name, and so is every word
+    # after it (more given names: replaced too, never kept)
+    paren = next((i for i, gap in enumerate(gaps, 1) if "(" in gap), 0)
     if paren:
-        i = paren[0]
-        inner = _roles(text, body[:i], lang, has_title, has_marker, title)
-        if "given" not in inner:
-            return inner + ["given"] * (n - i)
-        return inner + ["given"] * (n - i)  # more given names: replaced too, never kept
+        return _roles(text, body[:paren], lang, has_title, has_marker, title) + ["given"] * (n - paren)
     if n == 1:
-        w = words[0]
-        if "," in text[body[0][1] :]:  # "DUPONT," (an HL7 family name alone)
-            return ["surname"]
-        if "," in text[: body[0][0]]:  # ", Jean" (an HL7 given name alone)
-            return ["given"]
-        if _is_initial(w):
-            return ["given"]
-        if lang == "es" and title in _GIVEN_TITLES and (is_given(w) or not is_surname(w)):
-            return ["given"]  # "Doña Pilar", "D. Antonio": Don/Doña name a given name ("D. Martínez" aside)
-        if not has_title and _given_word(w) and not (w.isupper() and len(w) > 1 and is_surname(w)):
-            return ["given"]
-        if has_marker and not has_title and not (w.isupper() and len(w) > 1):
-            return ["given"]  # "Grandson Dallas", "su mujer Miren": after a kinship word, a given name
-        return ["surname"]
+        return [_lone_word_role(text, body[0], lang, has_title, has_marker, title)]
+    words = [w for _, _, w in body]
     caps = [w.isupper() and len(w.rstrip(".")) > 1 for w in words]
     if any(caps) and not all(caps):  # "Jean DUPONT", "DUPONT Jean-Pierre"
         return ["surname" if c else "given" for c in caps]
+    if _is_initial(words[0]):  # initials lead: "J. Dupont", "J.-P. Martin"
+        return _roles_after_initials(words)
+    return _roles_by_lists(words, lang, title)
+
+
+def _lone_word_role(text: str, tok: _Token, lang: str, has_title: bool, has_marker: bool, title: str) -> str:
+    """The role of the one name word of a mention."""
+    start, end, w = tok
+    if "," in text[end:]:  # "DUPONT," (an HL7 family name alone)
+        return "surname"
+    if "," in text[:start]:  # ", Jean" (an HL7 given name alone)
+        return "given"
+    if _is_initial(w):
+        return "given"
+    if lang == "es" and title in _GIVEN_TITLES and (is_given(w) or not is_surname(w)):
+        return "given"  # "Doña Pilar", "D. Antonio": Don/Doña name a given name ("D. Martínez" aside)
+    capitals = w.isupper() and len(w) > 1
+    if not has_title and _given_word(w) and not (capitals and is_surname(w)):
+        return "given"
+    if has_marker and not has_title and not capitals:
+        return "given"  # "Grandson Dallas", "su mujer Miren": after a kinship word, a given name
+    return "surname"
+
+
+def _roles_after_initials(words: list[str]) -> list[str]:
+    """Leading initials are given names, the words after them surnames; "J.D.": given initial(s)
+    then a surname initial."""
+    n, k = len(words), 1
+    while k < n and _is_initial(words[k]):
+        k += 1
+    if k == n:
+        return ["given"] * (n - 1) + ["surname"]
+    return ["given"] * k + ["surname"] * (n - k)
+
+
+def _roles_by_lists(words: list[str], lang: str, title: str) -> list[str]:
+    """Roles of uncued words (one case, no comma, no initial first), by units (a particle joins the
+    word after it) and the name lists: given names first, the surnames after them, except a
+    surname then a given name ("Dupont Jean"); a Spanish name ends in two surnames."""
     groups = _groups(words)
-    # initials lead: "J. Dupont", "J.-P. Martin"
-    if _is_initial(words[0]):
-        k = 1
-        while k < n and _is_initial(words[k]):
-            k += 1
-        if k == n:  # "J.D.": given initial(s) then a surname initial
-            return ["given"] * (n - 1) + ["surname"]
-        return ["given"] * k + ["surname"] * (n - k)
     ng = len(groups)
     if ng == 1:
-        return ["surname"] * n
+        return ["surname"] * len(words)
     if (
         lang == "es"
         and title in _PAIR_TITLES
@@ -707,27 +773,30 @@ def _roles(
         and all(is_surname(h) for _, h in groups)
         and not is_given(groups[0][1])
     ):  # "Sra. Martínez García": a Spanish title before two surnames, no given name
-        return ["surname"] * n
+        return ["surname"] * len(words)
+    last_first, n_given_groups = _given_groups(groups, lang)
+    out: list[str] = []
+    for gi, (count, _) in enumerate(groups):
+        given = (gi >= ng - n_given_groups) if last_first else (gi < n_given_groups)
+        out += ["given" if given else "surname"] * count
+    return out
+
+
+def _given_groups(groups: list[tuple[int, str]], lang: str) -> tuple[bool, int]:
+    """(the given names come last, how many units are given names) of two units or more."""
+    ng = len(groups)
     if (
         ng == 2
         and not is_given(groups[0][1])
         and is_given(groups[1][1])
         and (is_surname(groups[0][1]) or not is_surname(groups[1][1]))
     ):
-        n_given_groups, last_first = 1, True  # "Dupont Jean"
-    else:
-        last_first = False
-        if lang == "es":
-            n_given_groups = max(1, ng - 2)
-            if ng == 3 and is_given(groups[1][1]) and not is_surname(groups[1][1]):
-                n_given_groups = 2
-        else:
-            n_given_groups = ng - 1
-    out: list[str] = []
-    for gi, (count, _) in enumerate(groups):
-        given = (gi >= ng - n_given_groups) if last_first else (gi < n_given_groups)
-        out += ["given" if given else "surname"] * count
-    return out
+        return True, 1  # "Dupont Jean"
+    if lang != "es":
+        return False, ng - 1
+    if ng == 3 and is_given(groups[1][1]) and not is_surname(groups[1][1]):
+        return False, 2
+    return False, max(1, ng - 2)
 
 
 def _groups(words: list[str]) -> list[tuple[int, str]]:
@@ -794,8 +863,8 @@ def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]
     if not words:
         return None, None
     last = _key(words[-1])
-    if (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(last, lang) == lang:
-        g = _TITLE_GENDER.get(last, _TITLE_GENDER.get(last.rstrip(".")))
+    if _is_title(last, lang):
+        g = _gender_of_title(last)
         # "la Dr [X]": the article right before the title agrees with it; "le 16/05/2023\nDr
         # [X]" is the date's article, not the doctor's
         between = tail[found[-2].end() : found[-1].start()] if len(found) > 1 else ""
@@ -834,7 +903,7 @@ def title_word(before: str, lang: str) -> str:
     if not words or not before[-1:].isspace():
         return ""
     last = _key(words[-1])
-    if (last in _TITLE_GENDER or last.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(last, lang) == lang:
+    if _is_title(last, lang):
         return last
     return ""
 
@@ -876,6 +945,6 @@ def title_initials(lang: str) -> frozenset[str]:
 
 def _is_marker(word: str, lang: str) -> bool:
     f = _key(word)
-    if (f in _TITLE_GENDER or f.rstrip(".") in _TITLE_GENDER) and _TITLE_LANG.get(f, lang) == lang:
+    if _is_title(f, lang):
         return True
     return (f in KIN and word.islower()) or (f in _DETERMINERS and word.islower())

@@ -17,12 +17,12 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "realistic" / "notes.
 @pytest.fixture(autouse=True)
 def no_real_training(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run that got past the checks would start training for minutes: a failure instead."""
-    import deid.ner.train
+    import deid.lab.training.ner
 
     def refuse(*_: Any, **__: Any) -> Path:
         raise AssertionError("training started")
 
-    monkeypatch.setattr(deid.ner.train, "train", refuse)
+    monkeypatch.setattr(deid.lab.training.ner, "train", refuse)
 
 
 def _split_of_notes() -> dict[str, str]:
@@ -57,7 +57,7 @@ def test_a_split_on_another_corpus_is_refused(tmp_path: Path, capsys: pytest.Cap
 
 def test_the_train_split_reaches_training_with_its_repeat_and_nothing_else(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import deid.ner.train
+    import deid.lab.training.ner
 
     seen: dict[str, Any] = {}
 
@@ -65,7 +65,7 @@ def test_the_train_split_reaches_training_with_its_repeat_and_nothing_else(
         seen["docs"], seen["dev"] = list(docs), dev
         return tmp_path / "best"
 
-    monkeypatch.setattr(deid.ner.train, "train", fake_train)
+    monkeypatch.setattr(deid.lab.training.ner, "train", fake_train)
     code = main(["train", "--corpus", f"{CORPUS}@train:2", "--dev", f"{CORPUS}@dev",
                  "--out", str(tmp_path / "run")])
     assert code == 0
@@ -85,11 +85,11 @@ def _tensor_bytes(path: Path) -> dict[str, bytes]:
         return {k: f.get_tensor(k).numpy().tobytes() for k in names}
 
 
-def test_export_carries_the_concept_head_byte_for_byte(tmp_path: Path) -> None:
+def _head_and_export(tmp_path: Path) -> tuple[dict[str, Any], Path, Path]:
+    """A concept head's tensors, an empty source directory and an export holding its own
+    de-identification tensors."""
     import torch
     from safetensors.torch import save_file
-
-    from deid.cli.train import carry_concepts
 
     gen = torch.Generator().manual_seed(7)
     source, out = tmp_path / "shipped", tmp_path / "candidate"
@@ -97,18 +97,46 @@ def test_export_carries_the_concept_head_byte_for_byte(tmp_path: Path) -> None:
     out.mkdir()
     head = {"concepts.classifier.weight": torch.randn(7, 4, generator=gen).half(),
             "concepts.layers.0.w": torch.randn(4, 4, generator=gen).half()}
-    save_file({**head, "classifier.weight": torch.randn(3, 4, generator=gen).half()},
-              str(source / "model.safetensors"))
     (source / "config.json").write_text(json.dumps({"deid_concepts": {"n_layers": 1}, "x": 1}))
-    own = {"classifier.weight": torch.randn(3, 4, generator=gen).half()}
-    save_file(own, str(out / "model.safetensors"))
+    save_file({"classifier.weight": torch.randn(3, 4, generator=gen).half()}, str(out / "model.safetensors"))
     (out / "config.json").write_text(json.dumps({"deid_model_version": "cand"}))
+    return head, source, out
+
+
+def test_export_carries_the_concept_head_file_byte_for_byte(tmp_path: Path) -> None:
+    import torch
+    from safetensors.torch import save_file
+
+    from deid.cli.train import carry_concepts
+
+    head, source, out = _head_and_export(tmp_path)
+    save_file(head, str(source / "concepts.safetensors"), metadata={"note": "kept"})
+    save_file({"classifier.weight": torch.zeros(3, 4).half()}, str(source / "model.safetensors"))
+    own = (out / "model.safetensors").read_bytes()
 
     assert carry_concepts(source, out) == 2
-    got = _tensor_bytes(out / "model.safetensors")
-    assert {k: got[k] for k in head} == {k: v.numpy().tobytes() for k, v in head.items()}
-    assert got["classifier.weight"] == own["classifier.weight"].numpy().tobytes()  # the export's own
+    assert (out / "concepts.safetensors").read_bytes() == (source / "concepts.safetensors").read_bytes()
+    assert (out / "concepts.safetensors").stat().st_mode & 0o777 == 0o644
+    assert (out / "model.safetensors").read_bytes() == own  # the export's own file, untouched
     cfg = json.loads((out / "config.json").read_text())
     assert cfg == {"deid_model_version": "cand", "deid_concepts": {"n_layers": 1}}
     with pytest.raises(ValueError, match="already holds"):
         carry_concepts(source, out)
+
+
+def test_export_carries_an_older_model_s_head_out_of_its_model_file_unchanged(tmp_path: Path) -> None:
+    """A model exported before the head had its own file holds it in model.safetensors: the export
+    gets those tensors (same dtypes and bytes) in its concepts.safetensors."""
+    import torch
+    from safetensors.torch import save_file
+
+    from deid.cli.train import carry_concepts
+
+    head, source, out = _head_and_export(tmp_path)
+    save_file({**head, "classifier.weight": torch.zeros(3, 4).half()}, str(source / "model.safetensors"))
+    own = (out / "model.safetensors").read_bytes()
+
+    assert carry_concepts(source, out) == 2
+    got = _tensor_bytes(out / "concepts.safetensors")
+    assert got == {k: v.numpy().tobytes() for k, v in head.items()}
+    assert (out / "model.safetensors").read_bytes() == own

@@ -46,27 +46,27 @@ LIB_FILES = sorted(LIB.rglob("*.py"))
 
 # The floors of deid/, bottom first: a package (or a module directly under deid/) imports from
 # its own package and from lower floors only, never from its own floor or above. Read from what
-# imports what, not wished: the keyed hashes (keys) and the memo port (store) need the settings;
-# the privacy mechanisms count in the store's micro-units; the date parser (temporal) draws its
-# noise from privacy; detection reads dates and weekdays with temporal's lexicon and names with
-# the rules' tables, so rules sit below detection; the concept tagger is a second head on the
-# NER encoder (ner below concepts). The lab packages (synth, corpora, neighbours, eval, share) sit
-# where their imports put them today: synthetic notes are drawn with the surrogate generators,
-# corpora are read under detection's span convention, the neighbour table's builder reads corpora
-# and synthetic notes while its runtime half (replace, table) serves substitution's "neighbours"
-# strategy. ``deid`` itself (``__version__``) is below everything and ``__main__`` above.
+# imports what, not wished: the memo port (store, with its keyed hashes in store.keys) needs the
+# settings; the privacy mechanisms count in the store's micro-units; the date parser (temporal)
+# draws its noise from privacy; detection reads dates and weekdays with temporal's lexicon and
+# names with the rules' tables, so rules sit below detection; the concept tagger is a second head
+# on the NER encoder (ner below concepts); the neighbour table's runtime half (replace, table)
+# serves substitution's "neighbours" strategy. The lab (evaluation, corpora, synthetic notes,
+# training, the neighbour table's builder, representation sharing) is what a hospital does not
+# deploy: it stands on its own floor above the pipeline, and only the commands (cli) reach it.
+# ``deid`` itself (``__version__``) is below everything and ``__main__`` above.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("labels", "settings", "data"),
-    ("spans", "events", "render", "keys", "store"),
+    ("spans", "events", "render", "store"),
     ("protocols", "locales", "hl7", "privacy"),
-    ("deadline", "temporal"),
+    ("temporal",),
     ("rules", "surrogates"),
-    ("detection", "ner", "synth"),
-    ("concepts", "corpora"),
+    ("detection", "ner"),
+    ("concepts",),
     ("neighbours",),
     ("substitution",),
     ("pipeline",),
-    ("eval", "share"),
+    ("lab",),
     ("cli",),
 )
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
@@ -187,6 +187,52 @@ def test_no_import_runs_up_a_floor_or_across_one() -> None:
 def test_no_modules_import_each_other_round_a_loop() -> None:
     loops = import_loops()
     assert not loops, "\n".join(" <-> ".join(loop) for loop in loops)
+
+
+# What may load the lab: the commands (deid/cli) and the lab itself. No worker/ module needs it
+# (the demo reads its sample notes from worker/samples.py, not from the synthetic-note generator).
+LAB_USERS = ("deid/lab/", "deid/cli/")
+MAX_TOP_MODULES = 8  # modules directly under deid/, besides __init__ and __main__
+
+
+def lab_importers(root: Path = ROOT) -> list[str]:
+    """Each import of ``deid.lab`` (any statement, nested or by ``import_module``) by a module of
+    ``deid/`` outside the lab and the commands, or by any module of ``worker/``."""
+    bad = []
+    runtime = [p for p in sorted((root / "deid").rglob("*.py"))
+               if not str(p.relative_to(root)).startswith(LAB_USERS)]
+    for path in [*runtime, *sorted((root / "worker").rglob("*.py"))]:
+        seen = set(imported_modules(path))
+        if path.is_relative_to(root / "deid"):
+            seen |= set(library_imports(path, root))
+        bad += [f"{path.relative_to(root)}:{line} imports {module}" for line, module in sorted(seen)
+                if module == "deid.lab" or module.startswith("deid.lab.")]
+    return bad
+
+
+def test_the_runtime_and_the_worker_never_import_the_lab() -> None:
+    bad = lab_importers()
+    assert not bad, "\n".join(bad)
+
+
+def test_the_lab_checker_sees_a_runtime_module_importing_the_lab(tmp_path: Path) -> None:
+    for name, text in {
+        "deid/__init__.py": "",
+        "deid/lab/__init__.py": "",
+        "deid/lab/eval.py": "from deid.rules import x\n",  # the lab may use the runtime
+        "deid/cli/__init__.py": "from deid.lab import eval\n",  # the commands may use the lab
+        "deid/rules/__init__.py": "def f():\n    from ..lab import eval\n",
+        "worker/main.py": "import importlib\nimportlib.import_module(\"deid.lab.eval\")\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert lab_importers(tmp_path) == ["deid/rules/__init__.py:2 imports deid.lab.eval",
+                                       "worker/main.py:2 imports deid.lab.eval"]
+
+
+def test_few_modules_stand_directly_under_deid() -> None:
+    top = sorted(p.stem for p in LIB.glob("*.py") if p.stem not in ("__init__", "__main__"))
+    assert len(top) <= MAX_TOP_MODULES, f"{len(top)} modules directly under deid/: {top}"
 
 
 def test_the_pending_exceptions_are_still_needed() -> None:

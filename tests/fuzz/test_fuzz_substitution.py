@@ -5,9 +5,9 @@ random, safe-harbor (``deid.substitution.profiles.PROFILES``).
    random text, with a document date anywhere in the window the worker accepts or none: the
    engine never raises, its output is a ``str``, each substituted span lies inside it, and the
    CPU time is bounded linearly in the text's length.
-2. Leaks, for the labels ``tests/privacy/test_span_leaks_property.py`` does not cover (every label
+2. Leaks, for the labels ``tests/substitution/test_span_leaks_property.py`` does not cover (every label
    but DATE and AGE): a detected span's own words and digit runs never survive in the output,
-   unless the profile's keep table (``deid/eval/keeps.py``) lists that part or the label is kept
+   unless the profile's keep table (``deid/lab/eval/keeps.py``) lists that part or the label is kept
    by default (``deid.labels.KEPT_BY_DEFAULT``: the patient's sex). Each value carries a made-up
    word or digit run that no surrogate table holds (so a chance draw of the true value cannot
    happen), among filler words that hold none of them.
@@ -24,8 +24,8 @@ from fuzz_testkit import budget, outcome, within
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deid.eval.keeps import kept
 from deid.events import EARLIEST_DOCUMENT, latest_document
+from deid.lab.eval.keeps import kept
 from deid.labels import KEPT_BY_DEFAULT, Label
 from deid.settings import Settings
 from deid.spans import Span

@@ -10,10 +10,10 @@ from hl7_samples import sample
 from deid.events import ModelInfo
 from deid.hl7 import build_deid_hl7, identity_values, parse_hl7_note, parse_message, to_raw_note
 from deid.hl7.surrogates import companion_note, resolve_identity_surrogates
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import ModelSettings, Settings
 from deid.spans import Span
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter
 

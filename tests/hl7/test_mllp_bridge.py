@@ -13,8 +13,8 @@ import pytest
 from hl7_samples import sample
 
 from deid.hl7 import parse_message
-from deid.keys import KeyHasher
 from deid.settings import MllpSettings, Settings
+from deid.store.keys import KeyHasher
 from worker.mllp import MllpBridge, frame
 from worker.mllp_client import MllpClient, ack_code, send_message
 

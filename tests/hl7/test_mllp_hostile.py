@@ -200,7 +200,7 @@ def test_the_cap_is_the_smallest_of_the_setting_the_topic_and_the_producer(
 def test_a_payload_at_the_cap_passes_the_producer_size_check() -> None:
     from aiokafka.record.default_records import DefaultRecordBatchBuilder
 
-    from deid.keys import KeyHasher
+    from deid.store.keys import KeyHasher
 
     key = KeyHasher(Settings().secret_bytes()).patient("8812345" * 36).encode()  # any patient: same length
     for limit in (10_000, 1_048_588, 4 * 2**20):

@@ -15,8 +15,8 @@ from hl7_samples import sample
 from pydantic import SecretStr
 
 from deid.hl7 import hl7_to_raw_note, parse_message
-from deid.keys import KeyHasher
 from deid.settings import KafkaSettings, MllpSettings, Settings
+from deid.store.keys import KeyHasher
 from worker.mllp import RECORD_OVERHEAD_BYTES, KafkaSink, MllpBridge, frame, serve
 from worker.mllp_client import MllpClient, ack_code
 

@@ -12,17 +12,17 @@ import pytest
 
 from deid.cli import main
 from deid.events import ModelInfo, RawNote
-from deid.keys import KeyHasher
+from deid.lab.neighbours.export import pseudonymise_document
+from deid.lab.synth.generator import generate_notes
 from deid.labels import Label
 from deid.neighbours import load_table, replace_tokens
-from deid.neighbours.export import pseudonymise_document
 from deid.neighbours.replace import TOKEN, match_case
 from deid.neighbours.table import fold, related
 from deid.settings import Settings
 from deid.spans import Document, Span
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter
-from deid.synth.generator import generate_notes
 
 NOTE = ("Le patient Jean DUPONT, 45 ans, a été vu le 12/03/2021 à l'hôpital de Besançon.\n"
         "Antécédents : hypertension artérielle ; traitement par amlodipine 5 mg.  Tél. 06 12 34 56 78")

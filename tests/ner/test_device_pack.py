@@ -23,8 +23,8 @@ def _pack_module() -> Any:
 
 
 def test_packed_ids_cover_what_training_and_inference_feed_the_model(e5_tokenizer: Any) -> None:
+    from deid.lab.training.ner import document_examples
     from deid.ner.encode import encode_texts
-    from deid.ner.train import document_examples
 
     text = "Paciente: Juan/Pedro GARCÍA (nacido el 12/03/2014), c/ Mayor 3, 28001 Madrid; tel.:612345678."
     spans = [Span(10, 20, Label.PATIENT), Span(39, 49, Label.DATE), Span(52, 62, Label.STREET),

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from deid.deadline import Deadline, DetectionTimeout
 from deid.labels import BIO_TAGS
 from deid.ner.chunked import ChunkedDetector
 from deid.ner.infer import InferenceConfig, NerDetector
+from deid.protocols.deadline import Deadline, DetectionTimeout
 
 ID2LABEL = dict(enumerate(BIO_TAGS))
 

@@ -88,10 +88,10 @@ async def test_a_spanish_note_keeps_its_birth_date_one_and_its_age_agrees(detect
 
     from deid.detection import HybridDetector
     from deid.events import ModelInfo, RawNote
-    from deid.keys import KeyHasher
     from deid.labels import Label
     from deid.rules import RuleDetector
     from deid.settings import Settings
+    from deid.store.keys import KeyHasher
     from deid.store.memory import InMemoryStore
     from deid.substitution import Substituter
 

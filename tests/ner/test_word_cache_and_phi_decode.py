@@ -215,8 +215,8 @@ def test_phi_only_decoding_gives_the_former_spans_on_random_labels(seed: int) ->
 def test_phi_only_decoding_gives_the_former_spans_on_the_shipped_models_output() -> None:
     import torch
 
+    from deid.lab.synth import generate_notes
     from deid.ner import load_default_detector
-    from deid.synth import generate_notes
 
     torch.set_num_threads(1)
     det = load_default_detector(device="cpu")

@@ -17,7 +17,6 @@ from deid.labels import Label
 from deid.privacy.safe_harbor import restricted_zip3, zip3
 from deid.spans import Span
 from deid.substitution.profiles import PROFILES, deidentify_text
-from deid.surrogates.registry import resolve_strategy
 
 SEEDS = range(5)
 
@@ -103,7 +102,7 @@ def test_b_the_profile_asks_for_zip3_and_no_other_profile_does() -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_c_dates_keep_their_year_only_and_ages_over_89_are_aggregated(seed: int) -> None:
     """The plain cases; the rest (birth years against the note's dates, written-out ages, weekdays)
-    in tests/privacy/test_date_profiles.py, owned with deid/substitution/temporal.py."""
+    in tests/substitution/test_date_profiles.py, owned with deid/substitution/temporal.py."""
     _, (admitted, age) = _run(["Admitted ", ("03/17/2023", Label.DATE), ", aged ", ("93", Label.AGE),
                                "."], seed)
     assert "17" not in admitted and "03" not in admitted.replace("2023", "") and "2023" in admitted
@@ -147,9 +146,11 @@ def test_p_q_biometric_identifiers_and_photos_have_no_text_form_the_profile_keep
     """(P) biometric identifiers and (Q) full-face photographs: a text note carries none; what a
     detector labels OTHER (a fingerprint or voiceprint reference) becomes its placeholder."""
     from deid.settings import Settings
+    from deid.substitution.operators import OperatorTable
     from deid.substitution.profiles import profile_settings
+    from deid.substitution.strategies import strategy_of
 
     cfg = profile_settings(Settings(), "safe-harbor")
-    assert resolve_strategy(Label.OTHER, cfg) == "placeholder"
+    assert strategy_of(Label.OTHER, cfg, OperatorTable.of_registered()) == "placeholder"
     _, (rendered,) = _run(["Fingerprint template ", ("FP-77A1-9C", Label.OTHER), "."], 0)
     assert rendered == "[OTHER]"

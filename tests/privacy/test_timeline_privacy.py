@@ -31,11 +31,11 @@ import pytest
 from scipy import optimize, stats
 
 from deid.events import DeidNote, ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.privacy.mechanisms import BoundedLaplace
 from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
 from deid.substitution.profiles import deidentify_text

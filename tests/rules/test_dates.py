@@ -82,7 +82,7 @@ def test_french_birth_date_is_told_apart(find: Find) -> None:
 def test_a_birth_date_is_told_apart_by_its_field_in_every_language(find: Find) -> None:
     """Substitution protects a birth date at the scale of years: a Spanish "Fecha de nacimiento"
     read as a plain date came out moved by days. MEDDOCAN's official export still writes FECHAS."""
-    from deid.corpora.mapping import export_label
+    from deid.lab.corpora.mapping import export_label
 
     assert find("Fecha de nacimiento: 05/03/1996.", "es") == [("05/03/1996", Label.BIRTH_DATE)]
     assert find("Nacida el 05/03/1996 en Lugo.", "es") == [("05/03/1996", Label.BIRTH_DATE)]

@@ -12,10 +12,10 @@ from redis.crc import key_slot
 from redis.exceptions import NoPermissionError
 from store_testkit import hx
 
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import RedisSettings
 from deid.store.base import Release, StoreUnavailable
+from deid.store.keys import KeyHasher
 from deid.store.redis import RedisPatientStore
 from worker.services.redis_server import RedisServer
 

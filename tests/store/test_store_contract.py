@@ -11,11 +11,11 @@ import pytest
 from store_testkit import hx
 
 from deid.events import DeidNote, ModelInfo, RawNote, encode
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
 from deid.store.base import PROBE_TTL_S, CommitResult, PatientStore, Release
+from deid.store.keys import KeyHasher
 from deid.store.redis import RedisPatientStore
 from deid.substitution.engine import Substituter
 from deid.temporal.timeline import Point, seal, unseal

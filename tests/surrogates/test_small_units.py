@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from deid.events import ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import PrivacySettings, Settings
 from deid.spans import Span
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution.engine import Substituter
 from deid.substitution.profiles import profile_settings

@@ -4,10 +4,7 @@ from collections import Counter
 
 import pytest
 
-from deid.labels import Label
-from deid.settings import PrivacySettings, Settings
 from deid.surrogates import formats, names, places
-from deid.surrogates.registry import resolve_strategy
 
 
 @pytest.fixture
@@ -162,15 +159,3 @@ def test_france_wide_table_has_postcodes_for_most_places():
     assert len(table.places) > 13_000
     assert all(p.postcode for p in table.places)
 
-
-def test_strategy_resolution_by_label_then_category_then_defaults():
-    s = Settings(strategies={"PATIENT": "placeholder", "LOC": "random"},
-                 privacy=PrivacySettings(date_strategy="interval"))
-    assert resolve_strategy(Label.PATIENT, s) == "placeholder"
-    assert resolve_strategy(Label.STAFF, s) == "random"
-    assert resolve_strategy(Label.CITY, s) == "random"
-    assert resolve_strategy(Label.DATE, s) == "interval"
-    assert resolve_strategy(Label.AGE, Settings()) == "dp-laplace"
-    assert resolve_strategy(Label.CITY, Settings()) == "exponential"
-    with pytest.raises(ValueError):
-        resolve_strategy(Label.PHONE, Settings(strategies={"TEL": "dp-laplace"}))

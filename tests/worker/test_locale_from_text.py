@@ -16,10 +16,10 @@ import orjson
 import pytest
 
 from deid.events import DeadLetter, ModelInfo, RawNote
-from deid.keys import KeyHasher
 from deid.labels import Label
 from deid.settings import Settings
 from deid.spans import Span
+from deid.store.keys import KeyHasher
 from deid.store.memory import InMemoryStore
 from deid.substitution import Substituter
 from deid.substitution.profiles import profile_settings

@@ -18,10 +18,9 @@ from worker_testkit import TEST_SECRET, GazetteerDetector, consume, produce, run
 
 from deid.concepts import Concept
 from deid.events import DeidNote, RawNote, encode
-from deid.pipeline import build_pipeline
+from deid.pipeline import ModelUnavailable, build_concept_tagger, build_pipeline
 from deid.settings import Settings
 from deid.store.memory import InMemoryStore
-from worker.main import ConfigError, build_concept_tagger
 from worker.samples import PATIENTS
 from worker.services.broker import TansuBroker, create_topics
 from worker.stream import StreamWorker
@@ -71,8 +70,8 @@ def make_worker() -> Iterator[MakeWorker]:
     def make(tagger: DrugGazetteer, s: Settings | None = None) -> StreamWorker:
         s = s or settings()
         store = InMemoryStore()
-        pipeline = build_pipeline(s, store, random.Random(7), GazetteerDetector())
-        made.append(StreamWorker(s, pipeline, store, concept_tagger=tagger))
+        pipeline = build_pipeline(s, store, random.Random(7), GazetteerDetector(), concept_tagger=tagger)
+        made.append(StreamWorker(s, pipeline, store))
         return made[-1]
 
     yield make
@@ -84,9 +83,9 @@ async def deidentify(worker: StreamWorker, notes: list[RawNote]) -> list[DeidNot
     """What one batch of the worker does to its notes, without the broker: the detection hop
     (detection and tagging), substitution, then the concepts block."""
     analysed = worker._analyse(notes)
-    outs = await worker.pipeline.substitute(notes, [spans for spans, _ in analysed])
-    return [worker._with_concepts(n, spans, out, found)
-            for n, (spans, found), out in zip(notes, analysed, outs, strict=True)]
+    outs = await worker.pipeline.substitute(notes, [a.spans for a in analysed])
+    return [worker._with_concepts(n, a.spans, out, a.concepts)
+            for n, a, out in zip(notes, analysed, outs, strict=True)]
 
 
 def assert_mentions_index_the_text(note: DeidNote) -> None:
@@ -156,7 +155,7 @@ def test_concept_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPa
 def test_concepts_on_with_a_model_without_a_concept_head_refuse_to_start(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
     assert build_concept_tagger(settings(enabled=False)) is None
-    with pytest.raises(ConfigError, match="no concept head"):
+    with pytest.raises(ModelUnavailable, match="no concept head"):
         build_concept_tagger(settings(path=str(tmp_path)))
 
 

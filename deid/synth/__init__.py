@@ -1,5 +1,0 @@
-"""Synthetic French clinical notes with exact gold spans (invented identities only)."""
-
-from deid.synth.generator import Patient, generate_notes, generate_patient_series, new_patient
-
-__all__ = ["Patient", "generate_notes", "generate_patient_series", "new_patient"]

@@ -1,0 +1,62 @@
+"""A detected name's other initials and its possessive are echoed; an initial before it is grown
+in (issue 29)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid.detection.echoes import echo_names
+from deid.detection.extents import whole_extents
+from deid.labels import Label
+from deid.spans import Span
+
+
+def at(text: str, words: str, label: Label = Label.PATIENT) -> Span:
+    start = text.index(words)
+    return Span(start, start + len(words), label, "ner", 0.95)
+
+
+def echoed(text: str, name: str, language: str = "en") -> list[str]:
+    out = echo_names([at(text, name)], text, language)
+    return [text[s.start : s.end] for s in out if s.source == "echo"]
+
+
+@pytest.mark.parametrize(("text", "name", "expected"), [
+    ("Patient: STREET, William John. Managed stairs (WJS keen to go home).", "STREET, William John", ["WJS"]),
+    ("Patient : LE GOFF Maryvonne (MLG) - 72 a", "LE GOFF Maryvonne", ["MLG"]),
+    ("Noor El-Amin, MD - Pediatric Emergency Medicine (NEA)", "Noor El-Amin", ["NEA"]),
+    ("J. O'Brien-Achterberg MCSP  Band 6 Physio   JOBA", "J. O'Brien-Achterberg", ["JOBA"]),
+    ("Reported by: Dr Fiona Grant FRCPath\nAuthorised electronically FG 19/01/2024", "Fiona Grant FRCPath",
+     ["FG"]),
+    ("PRZYBYLSKI, DOMINIK  23 yo M. Mom states DP dx bipolar I at 19", "PRZYBYLSKI, DOMINIK", ["DP"]),
+])  # fmt: skip
+def test_initials_written_given_name_first_or_by_parts_are_echoed(text: str, name: str,
+                                                                  expected: list[str]) -> None:
+    assert echoed(text, name) == expected
+
+
+def test_a_possessive_echo_covers_the_name_not_the_s() -> None:
+    text = "Kwabena MENSAH up at 09:30. Mum rang, updated w/ KM's consent."
+    assert echoed(text, "Kwabena MENSAH") == ["KM"]
+
+
+def test_initials_that_are_a_clinical_abbreviation_are_not_echoed() -> None:
+    text = "Dr Marie Durand reviewed. MD aware."
+    assert echoed(text, "Marie Durand") == []
+
+
+def test_a_nickname_the_rule_found_spreads_even_in_capitals() -> None:
+    text = 'Goes by "PJ". IS 1000 at bedside, PJ using it w/ coaching.'
+    start = text.index("PJ")
+    nick = Span(start, start + 2, Label.PERSON, "rules.nickname", 1.0)
+    out = echo_names([nick], text, "en")
+    assert [text[s.start : s.end] for s in out] == ["PJ", "PJ"]
+
+
+def test_an_initial_before_a_name_is_grown_in_but_not_the_french_monsieur() -> None:
+    text = "M. Trewin MCSP, Band 6 Physiotherapist"
+    assert [text[s.start : s.end] for s in whole_extents([at(text, "Trewin", Label.STAFF)], text, "en")] == [
+        "M. Trewin"]
+    text_fr = "Vu avec M. Durand ce jour"
+    grown = whole_extents([at(text_fr, "Durand")], text_fr, "fr")
+    assert [text_fr[s.start : s.end] for s in grown] == ["Durand"]

@@ -1,0 +1,258 @@
+"""Shareable training representations (issue 35): the file, the CLI, the three-phase trainer and
+the privacy test, on a toy word table (tiny dimensions, seeded)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors import safe_open
+
+from deid.cli import main
+from deid.lab.share.attack import AttackConfig, attack_pairs, attack_recovery, wilson
+from deid.lab.share.model import IdentityRepresentation, ReprDims, Representation, frozen_embedding
+from deid.lab.share.neighbours import nearest_rows
+from deid.lab.share.reprfile import max_cosine_to_rows, read_repr_file
+from deid.lab.share.store import load_representation, save_representation
+from deid.lab.share.train import ReprTrainConfig, train_representation
+from deid.lab.share.units import WordUnits, segment_corpus, segment_document
+from deid.ner.text import TAG2ID
+from deid.spans import Document
+
+from .toy import toy_corpus, toy_units
+
+
+def _write_eds(path: Path, docs: list[Document]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for d in docs:
+            ents = [{"start": s.start, "end": s.end, "label": "NOM"} for s in d.spans]
+            fh.write(json.dumps({"note_id": d.doc_id, "note_text": d.text, "entities": ents}) + "\n")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> None:
+    # tiny LSTMs: one thread is fastest, and more only fight the other jobs of a shared machine
+    torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def wide() -> tuple[WordUnits, list[str]]:
+    # 64 columns: in 32 dimensions a random vector lands within cosine 0.95 of a row with odds
+    # ~1e-16, so the 0.95 check below measures the mechanism, not chance
+    return toy_units(seed=3, dim=64)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory, wide: tuple[WordUnits, list[str]]) -> Path:
+    units, names = wide
+    segments = segment_corpus(units, toy_corpus(names, 100, seed=2))
+    index = nearest_rows(
+        units.embeddings, {int(i) for s in segments for i in s.ids[s.phi]}, 20, units.special_ids()
+    )
+    cfg = ReprTrainConfig(
+        dims=ReprDims(dim=32, hidden=16),
+        head_hidden=16,
+        adversary_hidden=16,
+        batch_size=16,
+        lr=5e-3,
+        pretrain_epochs=5,
+        adversary_epochs=1,
+        alternate_epochs=1,
+    )
+    represent = train_representation(units, segments, index, cfg).represent
+    out = tmp_path_factory.mktemp("repr")
+    save_representation(represent, units, out, model_id="toy-repr-d32", max_len=64, extra={})
+    return out
+
+
+def test_segments_cut_at_sentence_ends_and_tag_phi_units(wide: tuple[WordUnits, list[str]]) -> None:
+    units, names = wide
+    doc = toy_corpus(names, 1, seed=5)[0]
+    segments = segment_document(units, doc)
+    assert len(segments) == 3  # three template sentences, one per line
+    tagged = [int(t) for s in segments for t in s.tags if t != TAG2ID["O"]]
+    assert len(tagged) == len(doc.spans)  # one unit per toy name, each B- of its label
+    assert all(t == TAG2ID["B-" + s.label.value] for t, s in zip(tagged, doc.spans, strict=True))
+
+
+def test_neighbours_are_the_nearest_rows_by_cosine_without_self_or_excluded() -> None:
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(300, 12)).astype(np.float32)
+    index = nearest_rows(table, [5, 17], 100, excluded=[0], chunk=1)
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    for i in (5, 17):
+        sim = unit @ unit[i]
+        sim[[i, 0]] = -np.inf
+        assert list(index.neighbours[index.row[i]]) == list(np.argsort(-sim, kind="stable")[:100])
+
+
+def test_round_trip_file_holds_no_unit_id_no_text_and_no_embedding_row(
+    tmp_path: Path, wide: tuple[WordUnits, list[str]], model_dir: Path
+) -> None:
+    units, names = wide
+    docs = toy_corpus(names, 20, seed=7)
+    corpus, out = tmp_path / "notes.jsonl", tmp_path / "notes.repr"
+    _write_eds(corpus, docs)
+    assert main(["share-repr", str(corpus), "--model", str(model_dir), "-o", str(out), "--seed", "1"]) == 0
+
+    with safe_open(str(out), "np") as f:
+        assert set(f.keys()) == {"vectors", "labels", "offsets"}
+        assert f.get_tensor("vectors").dtype == np.float16
+        assert set(np.unique(f.get_tensor("labels")).tolist()) <= set(TAG2ID.values())
+    raw = out.read_bytes()
+    segments = segment_corpus(units, [d for d in docs], 64)
+    for s in segments:  # no run of three unit ids, in any integer width
+        for dtype in (np.int64, np.int32, np.int16):
+            for k in range(len(s) - 2):
+                assert s.ids[k : k + 3].astype(dtype).tobytes() not in raw
+    for d in docs:  # no substring of 4+ characters of the text (4 suffices: longer ones contain one)
+        for k in range(len(d.text) - 3):
+            piece = d.text[k : k + 4]
+            if piece.strip():
+                assert piece.encode("utf-8") not in raw, "a 4-character piece of the source text"
+    shared = read_repr_file(out)
+    assert shared.model_id == "toy-repr-d32"
+    assert shared.model_sha256 == load_representation(model_dir).sha256
+    assert sum(len(v) for v in shared.vectors) == sum(len(s) for s in segments)
+    assert max_cosine_to_rows(np.concatenate(shared.vectors), units.embeddings) < 0.95
+
+
+def test_embedding_row_check_catches_a_file_of_raw_embeddings(wide: tuple[WordUnits, list[str]]) -> None:
+    units, names = wide
+    segments = segment_corpus(units, toy_corpus(names, 3, seed=7))
+    leaked = IdentityRepresentation(frozen_embedding(units.embeddings))(torch.from_numpy(segments[0].ids))
+    assert max_cosine_to_rows(leaked.numpy(), units.embeddings) > 0.999
+    assert max_cosine_to_rows(leaked.numpy()[:, :32], units.embeddings) > 0.999  # a truncated copy too
+
+
+def test_share_repr_refuses_a_corpus_without_annotations(
+    tmp_path: Path, wide: tuple[WordUnits, list[str]], model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, names = wide
+    corpus, out = tmp_path / "bare.jsonl", tmp_path / "bare.repr"
+    _write_eds(corpus, toy_corpus(names, 3, seed=7, annotated=False))
+    assert main(["share-repr", str(corpus), "--model", str(model_dir), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no PHI annotation" in err
+    assert not out.exists()
+
+
+def test_head_trained_only_from_representation_files_tags_the_toy_corpus(
+    tmp_path: Path, wide: tuple[WordUnits, list[str]], model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, names = wide
+    files = []
+    for site in (1, 2):  # two hospitals, one file each
+        corpus, out = tmp_path / f"site{site}.jsonl", tmp_path / f"site{site}.repr"
+        _write_eds(corpus, toy_corpus(names, 30, seed=10 + site))
+        assert (
+            main(["share-repr", str(corpus), "--model", str(model_dir), "-o", str(out), "--seed", str(site)])
+            == 0
+        )
+        files.append(str(out))
+    dev = tmp_path / "dev.jsonl"
+    _write_eds(dev, toy_corpus(names, 15, seed=99))
+    capsys.readouterr()
+    head = tmp_path / "head"
+    assert (
+        main(
+            [
+                "train",
+                "--from-repr",
+                *files,
+                "--out",
+                str(head),
+                "--repr-model",
+                str(model_dir),
+                "--dev",
+                str(dev),
+                "--head-epochs",
+                "40",
+                "--head-hidden",
+                "16",
+            ]
+        )
+        == 0
+    )
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("dev "))
+    f1 = float(line.split("F1=")[1].split()[0])
+    assert f1 >= 0.9, line  # the names are told by their context, which the representation keeps
+    assert (
+        json.loads((head / "head.json").read_text())["repr_model_sha256"]
+        == load_representation(model_dir).sha256
+    )
+
+
+def test_wilson_interval_matches_the_closed_form() -> None:
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+# --- the privacy test on the toy table: names clustered, so their neighbours are names ---------
+
+ATTACK = AttackConfig(epochs=20, hidden=16, batch_size=16, lr=5e-3)
+# Tolerance: 244 held-out pairs; at a true accuracy of 1/2 the standard deviation is 0.032, so a
+# trained representation must keep both attackers <= 0.60 (3 sd), a broken one lets them reach
+# >= 0.85; the recovery attacker's chance is 10/154 = 0.065, bound 0.20 for the trained one.
+NEAR_CHANCE, CAUGHT = 0.60, 0.85
+
+
+@pytest.fixture(scope="module")
+def toy_task() -> tuple[WordUnits, list, list, object]:
+    units, names = toy_units()
+    train = segment_corpus(units, toy_corpus(names, 150, seed=1))
+    test = segment_corpus(units, toy_corpus(names, 60, seed=2))
+    phi = {int(i) for s in train + test for i in s.ids[s.phi]}
+    return units, train, test, nearest_rows(units.embeddings, phi, 20, units.special_ids())
+
+
+def _train(toy_task: tuple, alternate_epochs: int) -> Representation:
+    units, train, _, index = toy_task
+    cfg = ReprTrainConfig(
+        dims=ReprDims(dim=8, hidden=16),
+        head_hidden=16,
+        adversary_hidden=16,
+        batch_size=16,
+        lr=5e-3,
+        pretrain_epochs=3,
+        adversary_epochs=3,
+        alternate_epochs=alternate_epochs,
+    )
+    return train_representation(units, train, index, cfg).represent
+
+
+def test_privacy_test_catches_a_noiseless_identity_representation(toy_task: tuple) -> None:
+    units, train, test, index = toy_task
+    embedding = frozen_embedding(units.embeddings)
+    identity = IdentityRepresentation(embedding)
+    t1, t2 = attack_pairs(identity, embedding, train, test, index, ATTACK)
+    assert t1.accuracy >= CAUGHT and t2.accuracy >= CAUGHT, (t1.line(), t2.line())
+    assert attack_recovery(identity, units.embeddings, train, test, ATTACK).accuracy >= 0.9
+
+
+def test_three_phase_training_brings_fresh_adversaries_to_chance(toy_task: tuple) -> None:
+    units, train, test, index = toy_task
+    embedding = frozen_embedding(units.embeddings)
+    # without the adversarial phases the representation gives the neighbour swap away ...
+    plain = _train(toy_task, alternate_epochs=0)
+    t1, t2 = attack_pairs(plain, embedding, train, test, index, ATTACK)
+    assert max(t1.accuracy, t2.accuracy) > NEAR_CHANCE, (t1.line(), t2.line())
+    # ... and after them fresh attackers on the frozen representation are near chance
+    trained = _train(toy_task, alternate_epochs=8)
+    t1, t2 = attack_pairs(trained, embedding, train, test, index, ATTACK)
+    assert t1.accuracy <= NEAR_CHANCE and t2.accuracy <= NEAR_CHANCE, (t1.line(), t2.line())
+    assert attack_recovery(trained, units.embeddings, train, test, ATTACK).accuracy <= 0.20
+
+
+def test_runtime_path_does_not_import_the_lab_package() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, deid.pipeline, deid.cli; deid.cli.build_parser(); "
+            "print('deid.lab.share' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
