@@ -54,7 +54,8 @@ def profile(det: Any, texts: list[str], langs: list[str], batch: int) -> dict[st
     total = time.perf_counter() - t_all - out["split_words"]
     tm = det.timings
     out.update(tokenize_and_split=tm.tokenize, windows_and_packing=tm.windows, encoder=tm.encoder,
-               decode=tm.decode, total=total, tokens=tm.tokens, padded=tm.padded)
+               decode=tm.decode, total=total, tokens=tm.tokens, padded=tm.padded,
+               overlap=tm.tokens - tm.distinct - 2 * tm.n_windows, n_windows=tm.n_windows)
     return out
 
 
@@ -151,8 +152,13 @@ def main() -> None:
 
     from deid.lab.corpora import read_corpus
     from deid.ner import DEFAULT_MODEL_DIR, load_detector, load_onnx_detector
+    from deid.ner.infer import InferenceConfig
+    from deid.settings import Settings
 
     torch.set_num_threads(args.threads)
+    # the product's windows (DEID_MODEL__WINDOW_TOKENS, DEID_MODEL__WINDOW_STRIDE)
+    model = Settings().model
+    config = InferenceConfig(max_len=model.window_tokens, overlap=model.window_stride)
     docs = [d for path in args.corpus for d in read_corpus(path)][: args.limit or 64]
     texts, langs = [d.text for d in docs], [d.language for d in docs]
     runs: list[tuple[str, list[str], list[str]]] = [(f"{len(docs)} notes", texts, langs)]
@@ -164,15 +170,17 @@ def main() -> None:
         runs.append((f"one {len(big.encode()) // 1024} kB note", [big], [langs[0]]))
     chars = sum(len(t) for t in texts)
     print(f"# {', '.join(map(str, args.corpus))}: {len(docs)} notes, {chars / len(docs):.0f} chars/note; "
-          f"batches of {args.batch}; {args.threads} threads")
+          f"batches of {args.batch}; {args.threads} threads; windows of {config.max_len} tokens, "
+          f"overlap {config.overlap}")
     stages = ("split_words", "tokenize_and_split", "windows_and_packing", "encoder", "decode", "rules",
               "merge")
     for backend in args.backends.split(","):
         if backend in ("torch", "torch-bf16"):
             det = load_detector(DEFAULT_MODEL_DIR, device="cpu",
-                                dtype="bfloat16" if backend == "torch-bf16" else "float32")
+                                dtype="bfloat16" if backend == "torch-bf16" else "float32", config=config)
         else:
-            det = load_onnx_detector(DEFAULT_MODEL_DIR, int8=backend == "onnx-int8", threads=args.threads)
+            det = load_onnx_detector(DEFAULT_MODEL_DIR, int8=backend == "onnx-int8", threads=args.threads,
+                                     config=config)
         det.detect(texts[:2], langs[:2])  # warm-up
         for label, tx, lg in runs:
             res = profile(det, tx, lg, args.batch)
@@ -180,6 +188,9 @@ def main() -> None:
             print(f"\n## {backend}, {label}: {total:.1f} s, {len(tx) / total:.2f} notes/s, "
                   f"{res['tokens'] / res['encoder']:.0f} tokens/s in the encoder, padding "
                   f"{100 * (1 - res['tokens'] / max(res['padded'], 1)):.1f} % of fed tokens")
+            print(f"tokens fed per note: {res['tokens'] / len(tx):.0f} in {res['n_windows'] / len(tx):.2f} "
+                  f"windows, {100 * res['overlap'] / max(res['tokens'], 1):.1f} % of them read twice "
+                  "(overlap)")
             print("| stage | s | share |")
             print("|---|---:|---:|")
             for st in stages:

@@ -153,7 +153,11 @@ class ModelSettings(BaseModel):
     min_phi_prob: float | Literal["model"] | None = "model"
     max_tokens_per_batch: int = 8192
     window_tokens: int = 256
-    window_stride: int = 64
+    # Tokens two neighbouring windows share (windows end at line or sentence starts when one is
+    # near, deid.ner.text.make_aligned_windows). 8 feeds 20 % fewer tokens than 64 on MEDDOCAN
+    # dev (906 per note, not 1,132) with official strict F1 0.9605 against 0.9608 and the same
+    # token and English relaxed recall (issue 32); 16 to 48 each missed 4-6 more English spans.
+    window_stride: int = 8
     enabled: bool = True  # False: rules only
 
 

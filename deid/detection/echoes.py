@@ -14,7 +14,8 @@ label over each later occurrence that no span covers:
   its stem with a diminutive ending ("Amparín", "Pierrot", "Juanito");
 - **initials**: the capitals of a detected name of two or three words ("TW"), or of an
   institution's name of three capitalised words or more ("FRPMC" after "Front Range Presbyterian
-  Medical Center").
+  Medical Center"), or a hospital's acronym that a rule read beside its cue ("TGH ED": every
+  later "TGH").
 
 Safeguards for words that are also common words: an occurrence in lower case counts only when
 the note writes a detected name in lower case too; a name that is also a common English word
@@ -31,6 +32,7 @@ from functools import lru_cache
 
 from deid.detection.own_words import is_person_word
 from deid.labels import Category, Label
+from deid.rules.hospital_acronyms import CLINICAL as HOSPITAL_CLINICAL
 from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
 from deid.spans import Span
 
@@ -144,6 +146,20 @@ def _spreads(span: Span, words: Sequence[str]) -> bool:
     return not (len(words) == 1 and words[0].isupper() and len(words[0]) <= 4)
 
 
+# Rules that read a hospital's acronym only beside a cue ("TGH ED", "d/c from WGH", "NBT no"): the
+# acronym is then the hospital's wherever the note writes it again. The model's acronyms do not
+# spread (a misread abbreviation must not be replaced everywhere).
+_CUED_ACRONYM_SOURCES = frozenset({"rules.hospital_acronym"})
+
+
+def _cued_acronym(span: Span, words: Sequence[str]) -> bool:
+    if span.source not in _CUED_ACRONYM_SOURCES or len(words) != 1:
+        return False
+    word = words[0]
+    return (word.isupper() and 2 <= len(word) <= 6 and word not in _CLINICAL_ABBREVIATIONS
+            and word not in HOSPITAL_CLINICAL)
+
+
 def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     """``spans`` plus a span over each uncovered occurrence of a detected name's words, nicknames,
     pet forms and initials (module docstring)."""
@@ -155,8 +171,11 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     lower_names = False
     for s in spans:
         if s.label.category is Category.ORG:
-            for acro in _acronyms(_WORD.findall(text, s.start, s.end)):
+            found = _WORD.findall(text, s.start, s.end)
+            for acro in _acronyms(found):
                 initials.setdefault(acro, s.label)
+            if _cued_acronym(s, found):
+                initials.setdefault(found[0], s.label)
             continue
         if s.label.category is not Category.PER:
             continue

@@ -83,6 +83,10 @@ class Timings:
     decode: float = 0.0
     tokens: int = 0  # real tokens fed (specials included)
     padded: int = 0  # tokens fed with padding
+    # the notes' own tokens, each once, and the windows that fed them: ``tokens`` less these two
+    # (two specials a window) is what overlapping windows read twice
+    distinct: int = 0
+    n_windows: int = 0
     calls: dict[str, int] = field(default_factory=dict)
 
 
@@ -214,6 +218,8 @@ def token_predictions(
         timings.windows += (t3 - t1) - enc_s  # planning, packing and reading back
         timings.tokens += real
         timings.padded += padded
+        timings.distinct += sum(len(e.ids) for e in encoded)
+        timings.n_windows += len(jobs)
     return encoded, preds
 
 

@@ -19,6 +19,7 @@ from deid.rules import (  # noqa: F401  (registration)
     professions,
     sex,
     short_ages,
+    staff_roles,
     streets,
     us,
     weekdays,

@@ -136,6 +136,11 @@ class DateRecognizer(RegexRecognizer):
             # 16/09, 28.09 after "le", "du", "au" (a day without its year)
             re.compile(r"\b(?:le|du|au|depuis\s+le|jusqu'au|C\d{1,2}|J\d{1,2})\s+(?P<phi>(?P<d>[0-3]?\d)\s?[/.]\s?"
                        r"(?P<m>[01]?\d))(?![/.]?\d)", _I),
+            # the first day of a range whose second day carries the month: "du 3 au 14 mars 2024",
+            # "Nuit 15/16 déc. 2019"
+            re.compile(r"\bdu\s+(?P<phi>1er|[0-3]?\d)\s+au\s+(?:1er|[0-3]?\d)\s+(?:" + _MONTH["fr"]
+                       + r")(?![\w])", _I),
+            re.compile(r"(?<![\w/.,])(?P<phi>[0-3]?\d)/[0-3]?\d\s+(?:" + _MONTH["fr"] + r")(?![\w])", _I),
             # en 2003, depuis 2003 -> 2003
             re.compile(r"\b(?:en|depuis|année|l'année|dès|jusqu'en|avant|après|vers|fin|début|mi-|courant|"
                        r"été|hiver|printemps|automne|né(?:e)? en)\s+(?P<phi>" + _YEAR4 + r")(?![,.]\d|\s*%)",
@@ -154,6 +159,16 @@ class DateRecognizer(RegexRecognizer):
                        + _YEAR4 + r")", _I),
             re.compile(r"\b(?:" + _FULL_MONTH["es"] + r")\s+(?:'|')?\d{2}\b(?![,.]?\d|\s*(?:%|mg|ml|años|"
                        r"días|meses|semanas|horas))", _I),
+            # a day/month after the article or preposition that dates it ("el 07/03", "a partir del
+            # 28/01", "revisión del 17/05") or after a shift's name in capitals ("TARDE 12/01"); a
+            # fraction there ("el 1/3 distal", "del 2/3 medio") is a part, not a date
+            re.compile(r"(?:\b(?i:el|del|desde\s+el|hasta\s+el|a\s+partir\s+del|d[íi]a)\s+|\b(?:MAÑANA|TARDE|NOCHE)\s+)"
+                       r"(?P<phi>(?P<d>[0-3]?\d)/(?P<m>[01]?\d))(?![/.]?\d)(?!\s+(?i:de\s|del\s|medio|inferior|"
+                       r"superior|distal|proximal|partes?\b))"),
+            # the first day of a range whose second day carries the month: "del 10 al 11/01/24",
+            # "NOCHE 10 AL 11/01/24", "del 3 al 14 de marzo"
+            re.compile(r"(?<![\w/.,])(?P<phi>[0-3]?\d)\s+(?i:al)\s+[0-3]?\d(?:/[01]?\d/\d{2,4}|\s+de\s+(?:"
+                       + _FULL_MONTH["es"] + r"))\b", _I),
             # año 2004 (MEDDOCAN keeps "año")
             re.compile(r"\baño\s+" + _YEAR4 + r"\b", _I),
             # en 2003, desde 2003 -> 2003
@@ -175,6 +190,16 @@ class DateRecognizer(RegexRecognizer):
                        + _YEAR4 + r"\b)?", _I),
             # February 2020
             re.compile(r"\b(?:" + _MONTH["en"] + r"),?\s+" + _YEAR4 + r"\b", _I),
+            # the second day of a range whose first day carries the month: "from September 6 to 10"
+            re.compile(r"\b(?:" + _MONTH["en"] + r")\s+[0-3]?\d(?:st|nd|rd|th)?\s*(?:to|through|thru|-|–)\s*"
+                       r"(?P<phi>[0-3]?\d)(?:st|nd|rd|th)?\b(?![/:.]\d|\s*(?:%|mg|ml|years?|days?|weeks?|months?|"
+                       r"hours?|hrs?|am|pm)\b)", _I),
+            # a month/day right after the event it dates: "resumed 3/5", "intubated 10/9", "IABP
+            # placed 1/15", "ends 12/11", "telephone encounter 3/13" (a setting or a ratio follows
+            # a device or a measure, never one of these verbs)
+            re.compile(r"\b(?i:resumed|restarted|intubated|extubated|ends|ended|expires|expired|encounter|placed|"
+                       r"removed|inserted|changed)\s+(?P<phi>(?P<m>[01]?\d)/(?P<d>[0-3]?\d))(?![/.]?\d)"
+                       r"(?!\s*(?i:mg|mmHg|%|cm))"),
             # in 2003, since 2003 -> 2003
             re.compile(r"\b(?:in|since|year|until|before|after|during|early|late|mid-|summer|winter|spring|"
                        r"autumn|fall|born\s+in)\s+(?P<phi>" + _YEAR4 + r")(?![,.]\d|\s*%)", _I),

@@ -34,11 +34,25 @@ _AFTER_VERB = {
           r"[ \t]+(?:au|à[ \t]+l['’]|à|par[ \t]+le|du|vers[ \t]+le|depuis[ \t]+le)",
     "es": r"(?:trasladad[oa]s?|ingresad[oa]s?|derivad[oa]s?|procedente|remitid[oa]s?|atendid[oa]s?|"
           r"intervenid[oa]s?)[ \t]+(?:al|a[ \t]+el|en[ \t]+el|desde[ \t]+el|del|en)",
-    "en": r"(?:transferred|transfer|admitted|seen|discharged|referred|came|sent|presented|taken|followed)"
-          r"[ \t]+(?:to|from|at|by)(?:[ \t]+the)?",
+    "en": r"(?:(?:transferred|transfer|admitted|seen|discharged|referred|came|sent|presented|taken|followed)"
+          r"[ \t]+(?:to|from|at|by)(?:[ \t]+the)?|admitted|d/c[ \t]+from|"
+          r"(?:bed|clinic|detox|rehab|admission|stay)[ \t]+at)",
 }
 _CONTEXT = {lang: re.compile(rf"\b{verb}[ \t]+(?P<name>[A-Z][A-Z&\-]{{1,6}}[A-Z])(?![\w-])", re.IGNORECASE)
             for lang, verb in _AFTER_VERB.items()}
+# Where else an English note names a hospital by its initials: its own number ("NBT no BS5562031",
+# "QVH No: Q0391887"), a ward of it ("Ward Alaw, YG"), its emergency department ("TGH ED",
+# "CHNOLA EMERGENCY DEPT"). Words that label a number themselves ("NHS No", "ED No") are no hospital.
+_HOSPITAL_NUMBER = re.compile(r"(?<![\w&/-])(?P<name>[A-Z][A-Z&]{1,5})[ \t]+(?:no|No|NO|number)\.?"
+                              r"[ \t]*+:?[ \t]*+(?=[A-Z\-]{0,4}\d)")
+_WARD_OF = re.compile(r"\b[Ww]ard[ \t]+[\w ]{1,20}?,[ \t]*+(?P<name>[A-Z][A-Z&]{1,5})(?![\w&-])")
+_EMERGENCY_OF = re.compile(r"(?<![\w&/-])(?P<name>[A-Z][A-Z&]{1,5})[ \t]+(?:ED|A&E|EMERGENCY|Emergency)"
+                           r"(?![\w&])")
+_NAMING = {"en": (_HOSPITAL_NUMBER, _WARD_OF, _EMERGENCY_OF)}
+_NUMBER_LABELS = frozenset({
+    "NHS", "ID", "MRN", "PMI", "NPI", "SSN", "DL", "REF", "LOT", "SN", "JOB", "TEL", "FAX", "MOB", "PO",
+    "BOX", "CASE", "BED", "ROOM", "RM", "LAB", "ACC", "PT", "DOB",
+})  # fmt: skip
 CLINICAL = frozenset({
     "CHOP", "CHEOPS", "CHAD", "CHARGE", "CHEST", "CHF", "CHD", "CHC", "CHT", "CHRU", "CHU", "CHR",
     "CHI", "CHS", "CHG", "GHU", "HCTZ", "HCC", "HCV", "HCM", "HCG", "HCO", "HUS", "HCQ",
@@ -66,5 +80,10 @@ class HospitalAcronymRecognizer:
             for m in context.finditer(text):
                 name = m.group("name")
                 if name.isupper() and name not in CLINICAL:
+                    found[m.span("name")] = Span(*m.span("name"), Label.HOSPITAL, f"rules.{self.name}")
+        for pattern in _NAMING.get(language, ()):
+            for m in pattern.finditer(text):
+                name = m.group("name")
+                if name not in CLINICAL and name not in _NUMBER_LABELS:
                     found[m.span("name")] = Span(*m.span("name"), Label.HOSPITAL, f"rules.{self.name}")
         return sorted(found.values())

@@ -5,7 +5,8 @@ English puts the kind of institution last (French and Spanish put it first: ``de
 hospitals``). One to five capitalised words, then the kind, capitalised too; the words are the
 name, the kind is kept with them (MEDDOCAN and i2b2 mark the whole name). A kind alone ("the
 Hospital", "Medical Center") or after a generic word only ("General Hospital") is no name. The kind
-starts with a capital and may be in capitals ("SCIOTO VALLEY COMMUNITY HOSPITAL"); British bodies
+starts with a capital and may be in capitals ("SCIOTO VALLEY COMMUNITY HOSPITAL"; "SNF", a skilled nursing
+facility, in capitals only: "Magnolia Terrace SNF"); British bodies
 are kinds too ("North Bristol NHS Trust", "Swansea Bay University Health Board", "Western Health
 and Social Care Trust"), and so is "NHS" before a capitalised region ("NHS Grampian").
 """
@@ -27,7 +28,8 @@ _KINDS = (
     r"Internal[ \t]+Medicine[ \t]+Associates|Hospice|Counseling|Counselling|"
     r"NHS[ \t]+(?:Foundation[ \t]+)?Trust|Health[ \t]+Board|Health[ \t]+and[ \t]+Social[ \t]+Care[ \t]+Trust|"
     r"Medical[ \t]+Group|Pa?ediatrics|Urgent[ \t]+Care|Care[ \t]+Home|Family[ \t]+Health|Eye[ \t]+Institute|"
-    r"Endoscopy[ \t]+Cent(?:er|re)|Neurology[ \t]+Associates|Sports[ \t]+Medicine|Practice)"
+    r"Endoscopy[ \t]+Cent(?:er|re)|Neurology[ \t]+Associates|Sports[ \t]+Medicine|Practice|"
+    r"Skilled[ \t]+Nursing(?:[ \t]+Facility)?|(?-i:SNF))"
 )
 _WORD = r"(?:St\.|Ste\.|[A-Z][A-Za-z'’\-]{1,24})"
 _JOINER = r"(?:&[ \t]+|of[ \t]+|the[ \t]+|and[ \t]+)"
@@ -48,6 +50,7 @@ _GENERIC = frozenset({
     "adolescent", "neonatal", "pediatric", "paediatric", "emergency", "residential", "women's", "care",
     "medical", "health", "nhs", "social", "internal", "specialist", "advanced", "acute", "respiratory",
     "integrated", "neurology", "endoscopy", "their", "his", "her", "new", "old",
+    "per", "to", "from", "at", "via", "medicare", "medicaid",  # "Per SNF", "Medicare SNF benefit"
 })  # fmt: skip
 
 

@@ -72,3 +72,34 @@ class HospitalRecognizer(RegexRecognizer):
             start = m.start() if whole else m.start("name")
             out.append(Span(start, m.end(), self.label, f"rules.{self.name}"))
         return out
+
+
+# Care structures named by the word or acronym of their kind, then their own name in capitals or
+# capitalised: "HOSPICES CIVILS DE LYON", "ASSISTANCE PUBLIQUE - HOPITAUX DE PARIS", "MSP
+# Château-Sud" (maison de santé pluriprofessionnelle), "CMP adultes de Montreuil" (centre
+# médico-psychologique), "EPS Ville-Évrard", "Maternité Port-Royal"; in Spain "CS Almendrales"
+# (centro de salud), "HU Cruces", "OSI Bilbao-Basurto" (organización sanitaria integrada), "PADES
+# de Girona". The acronyms are matched in capitals only, the words capitalised; the name is one to
+# four capitalised words, a particle between them allowed ("Maternité Olympe de Gouges").
+_STRUCTURE_KINDS = {
+    "fr": (r"(?i:hospices[ \t]+civils|assistance[ \t]+publique[ \t]*[-–][ \t]*h[oô]pitaux)|"
+           r"Maison[ \t]+de[ \t]+sant[ée](?:[ \t]+pluri-?professionnelle)?|MSP|"
+           r"CMPP?(?:[ \t]+(?:adultes?|enfants?|infanto-juv[ée]nile))?|EPSM?|Maternit[ée]"),
+    "es": r"CS|HU|OSI|PADES|CAP",
+}  # fmt: skip
+_STRUCTURE_PARTICLE = r"(?:(?i:de|du|des|de[ \t]+la|del|de[ \t]+los)[ \t]+|(?i:d|l)['’])"
+_STRUCTURE_WORD = (r"(?!(?i:Service|Servicio|Unit[ée]|Unidad|Urgences|Urgencias|Consultation|Consulta|Niveau|"
+                   r"Nivel|Secr[ée]tariat|T[ée]l|Fax)\b)"
+                   r"[A-ZÀ-Ý][\wÀ-ÿ'’]{1,24}(?:-[A-ZÀ-Ý][\wÀ-ÿ]{0,24}){0,3}(?![\w'’-])")
+_STRUCTURE = {
+    lang: re.compile(rf"(?<![\w'’\-])(?:{kinds})[ \t]+{_STRUCTURE_PARTICLE}?{_STRUCTURE_WORD}"
+                     rf"(?:[ \t]+{_STRUCTURE_PARTICLE}?{_STRUCTURE_WORD}){{0,3}}")
+    for lang, kinds in _STRUCTURE_KINDS.items()
+}
+
+
+@register("care_structure", priority=70)
+class CareStructureRecognizer(RegexRecognizer):
+    name = "care_structure"
+    label = Label.HOSPITAL
+    patterns: ClassVar[Patterns] = {lang: (pattern,) for lang, pattern in _STRUCTURE.items()}

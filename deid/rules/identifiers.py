@@ -163,3 +163,42 @@ class IbanRecognizer(RegexRecognizer):
 
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
         return self.label if iban_ok(match.group(0)) else None
+
+
+# A laboratory accession: the lab's letters, the year in two digits, a hyphen and the case's number
+# ("S24-08813", "AP20-22871", "H24-00988", "ECH24-118734"): the way pathology, cytology and imaging
+# number their cases, whatever word introduces it. Capitals only, whole tokens.
+_ACCESSION = re.compile(r"(?<![\w\-/.])(?P<phi>[A-Z]{1,4}\d{2}-\d{4,6})(?![\w\-/]|\.\d)")
+
+
+@register("accession", priority=12)
+class AccessionRecognizer(RegexRecognizer):
+    name = "accession"
+    label = Label.ID
+    patterns: ClassVar[Patterns] = {ANY: (_ACCESSION,)}
+
+
+# A thing the patient carries or owns, named by its serial number or licence plate ("SN
+# LAL2206637", "serial no. T34-229815", "plate 9JK-4RT", "LA plate WKN 418"), or an implant's
+# batch ("lot 8319027", "LOT 7L22914"). The label word is the cue; the value has a digit.
+_SERIAL_CUE = (r"(?<![\w/])(?:SN|S/N|(?i:serial)(?:[ \t]+(?i:no\.?|number|#))?"
+               r"|(?i:plate|plaque|matr[íi]cula|immatriculation|immatricul[ée]e?))")
+_LOT_CUE = r"(?<![\w/])(?i:lot|batch)(?:[ \t]+(?i:no\.?|number|#))?"
+_VALUE = (r"[ \t]*+[:#]?[ \t]*+(?P<phi>(?=[A-Z\-]{0,14}[ ]?\d)[A-Z0-9][A-Z0-9\-]{2,14}"
+          r"(?:[ ][0-9]{2,4}(?!\w))?)(?![\w\-])")
+
+
+@register("serial_or_lot", priority=13)
+class SerialOrLotRecognizer(RegexRecognizer):
+    """A lot number must hold four digits: a vaccine's lot ("Engerix-B lot 7K42N") is printed on
+    every dose of its batch and names no one, an implant's is longer and goes with the patient."""
+
+    name = "serial_or_lot"
+    label = Label.ID
+    patterns: ClassVar[Patterns] = {ANY: (re.compile(_SERIAL_CUE + _VALUE), re.compile(_LOT_CUE + _VALUE))}
+
+    def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        digits = sum(c.isdigit() for c in match.group("phi"))
+        if match.group(0)[:3].lower() in ("lot", "bat") and digits < 4:
+            return None
+        return self.label if digits >= 2 else None

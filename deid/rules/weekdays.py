@@ -8,7 +8,9 @@ a day number is part of that date, which the date rules read.
 A weekday counts when a word of the languages' own usage pins it: before it ("last", "next",
 "this", "on", "since", "until", "dernier", "ce", "depuis", "jusqu'à", "el", "desde el", "el
 pasado", "el próximo"), or after it ("dernier", "prochain", "soir", "matin", "night", "morning",
-"pasado", "por la"); English abbreviations ("Mon", "Fri") only capitalised and so pinned.
+"pasado", "por la"), or an event booked for it ("consult Mon", "MDT Weds", "venue mardi", "visite
+dimanche"); English abbreviations ("Mon", "Fri") only capitalised and so pinned ("Sat O2 96%" is a
+saturation: no cue).
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ from deid.rules.registry import register
 
 _I = re.IGNORECASE
 _EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_EN_ABBR = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)"
+_EN_ABBR = r"(?:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)"
+# An event booked for or held on a day: "consult Mon", "MDT Weds", "Re-visit Fri", "review on";
+# the noun in the singular ("visits Sat" is a habit).
+_EN_EVENT = r"(?:consult|visit|review|MDT|appointment|appt|clinic|meeting|rang|called|phoned)"
+_FR_EVENT = (r"(?:visite|venue?s?|pass[ée]e?s?|revue?s?|vue?s?|appel[ée]e?|t[ée]l[ée]phon[ée]e?|rdv|"
+             r"rendez-vous|pr[ée]vue?s?)")
 _FR = r"(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
 _ES = r"(?:lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo)"
 # a date then. Possessive blanks: two runs of them side by side split a long run of spaces in
@@ -41,12 +48,16 @@ class WeekdayRecognizer(RegexRecognizer):
                        r"(?!s\b)", _I),
             re.compile(rf"\b(?P<phi>{_EN})(?=[ \t]+(?:night|morning|evening|afternoon|am|pm|overnight))"
                        rf"{_NO_DAY_AFTER}", _I),
-            re.compile(rf"(?<![\w/])(?:(?i:last|next|this|on|since|until|from)[ \t]+)(?P<phi>{_EN_ABBR})"
-                       rf"(?![\w/]){_NO_DAY_AFTER}"),
+            re.compile(rf"(?<![\w/])(?:(?i:last|next|this|on|since|until|till|from|by|past)[ \t]+)"
+                       rf"(?P<phi>{_EN_ABBR})(?![\w/]){_NO_DAY_AFTER}"),
+            re.compile(rf"(?<![\w/])(?P<phi>{_EN_ABBR})"
+                       r"(?=[ \t]+(?i:night|morning|evening|afternoon|overnight)\b)"),
+            re.compile(rf"\b(?i:{_EN_EVENT})[ \t]+(?P<phi>{_EN_ABBR}|(?i:{_EN}))(?![\w/]){_NO_DAY_AFTER}"),
         ),
         "fr": (
             re.compile(rf"\b(?P<phi>{_FR}[ \t]+(?:dernier|prochain|pass[ée]))\b", _I),
             re.compile(rf"\b(?:ce|depuis|jusqu'(?:à|au)|d[èe]s)[ \t]+(?P<phi>{_FR}){_NO_DAY_AFTER}\b", _I),
+            re.compile(rf"\b{_FR_EVENT}[ \t]+(?P<phi>{_FR})\b{_NO_DAY_AFTER}", _I),
             re.compile(rf"\b(?P<phi>{_FR})(?=[ \t]+(?:soir|matin|midi|apr[èe]s-midi|dans\s+la\s+nuit))"
                        rf"{_NO_DAY_AFTER}", _I),
         ),

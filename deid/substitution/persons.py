@@ -26,7 +26,9 @@ letter that, as an initial, reads as a title of the language (French "M.", Spani
 "SURNAME, GIVEN" cut into two spans is one person; a word after a kinship word, or a given name
 elsewhere in the note, stays a given name. A lone word no name list knows ("Karim") reads as a
 surname unless the note or the patient's history shows it as a given name ("Karim Benali", then
-"Benali (Karim)": one given name in both notes).
+"Benali (Karim)": one given name in both notes). An e-mail address written right after a mention
+is that person's: its initial and surname ("sa fille Carmelita, cgras@...") render her given name,
+whoever else in the note has a name with that letter (``initial_surrogate``).
 
 A note's person mentions go through four phases, in this order:
 
@@ -73,6 +75,9 @@ _SURNAME_FIELD = re.compile(
     r"(?:primer|segundo)\s+apellido)\s*[:=]?[ \t]*$"
 )
 
+# a given name's initials just before a span: "Dr S. [LAMBERT-HOUDAYER]", "J.-L. [Martin]"
+_INITIAL_BEFORE = re.compile(r"(?:^|[\s(])[A-Z]\.(?:-?[A-Z]\.)*[ \t]+$")
+
 
 @dataclass
 class Person:
@@ -82,6 +87,14 @@ class Person:
     lexicon: str | None = None
     surnames: tuple[str, ...] = ()  # all of them, from the mention that names the most
     givens: tuple[str, ...] = ()  # all of them ("Jean-Luc": jean, luc), from the mention that names the most
+
+    @property
+    def said_gender(self) -> str | None:
+        """The gender the note's titles and kinship words say; where they disagree ("Mme Roux",
+        then "M. Roux Nadège" by a slip), the one her given name has, else the first said."""
+        if len(set(self.said)) > 1 and self.lexicon in self.said:
+            return self.lexicon
+        return self.said[0] if self.said else None
 
 
 @dataclass
@@ -154,12 +167,20 @@ def initial_keys(ctx: NoteContext, letter: str, surname: str) -> list[str]:
 
 
 def initial_surrogate(ctx: NoteContext, letter: str, surname: str, memo: Mapping[str, str]) -> str | None:
-    """The surrogate given name of the person with this initial and surname; else of the one
-    given name of the note with that letter ("sa fille Océane, opayet@..."); else None."""
-    got = next((v for k in initial_keys(ctx, letter, surname) if (v := memo.get(k))), None)
+    """The surrogate given name of the person an e-mail's initial and surname stand for: the
+    person named right before the address ("sa fille Carmelita, cgras@..."); else the person with
+    this initial and surname; else the one given name of the note with that letter, leaving out
+    those of people the note gives another surname ("sa fille Océane, opayet@..."); else None."""
+    owners: dict[tuple[str, str], str] = ctx.shared.get("persons.email_owners", {})
+    owner = owners.get((fold(letter), fold(surname)))
+    got = memo.get(owner) if owner else None
     if got is None:
-        firsts: dict[str, str] = ctx.shared.get("persons.first_givens", {})
-        keys = {k for given, k in firsts.items() if given.startswith(fold(letter))}
+        got = next((v for k in initial_keys(ctx, letter, surname) if (v := memo.get(k))), None)
+    if got is None:
+        firsts: dict[str, tuple[str, frozenset[str]]] = ctx.shared.get("persons.first_givens", {})
+        mail = _mail_word(surname)  # "nguyenvan" is Nguyen-Van's, "legoff" Le Goff's
+        keys = {k for g, (k, named) in firsts.items()
+                if g.startswith(fold(letter)) and (not named or any(x in mail for x in named))}  # fmt: skip
         got = memo.get(keys.pop()) if len(keys) == 1 else None
     return got
 
@@ -228,6 +249,7 @@ class PersonOperator(Operator):
                 found[prev].as_surname()  # "JAMES, MARY", "CUESTA VEGA, CHITA": surnames before the comma
             self._field_label(m, before)
             self._words_before(m, before, lang)
+            self._initial_before(m, before, lang)
         return [found[i] for i in range(len(items))], pairs
 
     @staticmethod
@@ -236,11 +258,22 @@ class PersonOperator(Operator):
         kinship word a lone word is a given name ("his wife [Mary]")."""
         if m.kept or not re.search(r"(?:\s|[(,:]\s*)$", before):
             return
-        m.title_gender, m.kin_gender = identity.context_gender(before, lang)
+        m.title_gender, m.kin_gender = identity.context_gender(before, lang, m)
         if identity.kin_before(before) and m.ambiguous in ("single", *READ_AS_SURNAME):
             if m.ambiguous in READ_AS_SURNAME:
                 m.as_given()
             m.ambiguous = ""
+
+    @staticmethod
+    def _initial_before(m: identity.Mention, before: str, lang: str) -> None:
+        """A lone word right after a given name's initial outside the span ("Dr S.
+        [LAMBERT-HOUDAYER]") is its surname, whatever the lists say of its first part; an
+        initial that reads as a title ("M. [Constant]") is no such initial."""
+        words = re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", m.text)
+        if m.kept or len(words) != 1 or {u.role for u in m.units} - {"given", "surname"}:
+            return
+        if _INITIAL_BEFORE.search(before) and not identity.title_word(before, lang):
+            m.as_surname()
 
     @staticmethod
     def _set_lookup_keys(ctx: NoteContext, items: Sequence[Item]) -> None:
@@ -345,7 +378,7 @@ class PersonOperator(Operator):
     @staticmethod
     def _link(m: identity.Mention, people: Mapping[tuple[str, str], Person]) -> tuple[str, str] | None:
         def gender(p: Person) -> str | None:
-            return p.said[0] if p.said else p.lexicon
+            return p.said_gender or p.lexicon
 
         if m.surnames and m.givens:
             return (m.surnames[0], m.givens[0])
@@ -399,12 +432,12 @@ class PersonOperator(Operator):
         genders.update(draws.mention_genders(items, person_gender))
         # the entry of each first given name of the note, for an e-mail's initial ("sa fille
         # Océane, opayet@...": the one given name of the note with that letter)
-        ctx.shared["persons.first_givens"] = {
-            m.givens[0]: _k(ctx, "given", genders[id(it)], m.givens[0])
-            for it in items if (m := it.data.mention).givens}  # fmt: skip
+        ctx.shared["persons.first_givens"] = _first_givens(ctx, items, genders)
+        owners = ctx.shared["persons.email_owners"] = _email_owners(ctx, items, genders)
         draws.names(items, genders)
         draws.person_records(person_gender, _persons(ctx))
         draws.initials_of_unnamed(items, genders)
+        draws.email_initials(owners)
         return [Release(k, v, 0) for k, v in draws.out.items()]
 
     # ----------------------------------------------------------------------------- render
@@ -680,7 +713,7 @@ class _NoteDraw:
         for key, p in people.items():
             record = self.get(_k(self.ctx, "person", *key))
             person_gender[key] = (
-                (p.said[0] if p.said else None)
+                p.said_gender
                 or (record.split("|", 1)[0] if record else None)
                 or p.lexicon
                 or self._history_gender(p.given)
@@ -695,6 +728,7 @@ class _NoteDraw:
         history, by the lexicon, else drawn."""
         said_of_given = _note_given_genders(items, person_gender)
         genders: dict[int, str] = {}
+        drawn: dict[str, str] = {}  # a given name no list knows ("Kerry"): one gender in the note
         for it in items:
             pm: PersonMention = it.data
             m = pm.mention
@@ -707,9 +741,18 @@ class _NoteDraw:
                 or (next(iter(said_here)) if len(said_here) == 1 else None)
                 or (self._history_gender(m.givens[0]) if m.givens else None)
                 or _given_gender(m, self.lang)
-                or self.rng.choice(GENDERS)
+                or self._drawn_gender(m, drawn)
             )
         return genders
+
+    def _drawn_gender(self, m: identity.Mention, drawn: dict[str, str]) -> str:
+        """A gender drawn for a mention nothing says the gender of; every mention of one given
+        name in the note takes the first one's, lest "Kerry" and "Kerry" be two people."""
+        if not m.givens:
+            return self.rng.choice(GENDERS)
+        if m.givens[0] not in drawn:
+            drawn[m.givens[0]] = self.rng.choice(GENDERS)
+        return drawn[m.givens[0]]
 
     # -- single names
 
@@ -819,6 +862,15 @@ class _NoteDraw:
                     letters = [c for c in "ABCDEFGHIJLMNPRSTV" if c not in self.title_letters]
                     self.out[k] = "".join(self.rng.choice(letters) for _ in m.units)
 
+    def email_initials(self, owners: Mapping[tuple[str, str], str]) -> None:
+        """The initial entry of each e-mail's owner ("cgras" after "sa fille Carmelita": C. Gras
+        is Carmelita), when no one of the patient holds it yet: a later note's "cgras" or
+        "C. Gras" renders her, wherever it stands."""
+        for (letter, surname), given_key in owners.items():
+            k = initial_keys(self.ctx, letter, surname)[0]
+            if self.get(k) is None and (v := self.get(given_key)) is not None:
+                self.out[k] = v
+
     def _several_initials(self, it: Item, g: str) -> None:
         """"J.-L. Martin": the first as "J. Martin" reads (or the person's given name); the others
         drawn (before the first, when it is drawn too)."""
@@ -832,6 +884,68 @@ class _NoteDraw:
             head = rec.split("|")[1] if rec.count("|") == 2 else None
         rest = [self.draw_first(g) for _ in m.given_initials[1:]]
         self.out[k] = " ".join([head or self.draw_first(g), *rest])
+
+
+def _first_givens(
+    ctx: NoteContext, items: Sequence[Item], genders: Mapping[int, str]
+) -> dict[str, tuple[str, frozenset[str]]]:
+    """Each first given name of the note -> (its entry, the surnames the note gives its people),
+    for an e-mail's initial ("sa fille Océane, opayet@...": the one given name with that letter)."""
+    keys: dict[str, str] = {}
+    surnames: dict[str, set[str]] = {}
+    for it in items:
+        m: identity.Mention = it.data.mention
+        if m.givens:
+            keys[m.givens[0]] = _k(ctx, "given", genders[id(it)], m.givens[0])
+            named = m.surnames[:1] or ([it.data.person[0]] if it.data.person else [])
+            surnames.setdefault(m.givens[0], set()).update(map(_mail_word, named))
+    return {g: (k, frozenset(surnames[g])) for g, k in keys.items()}
+
+
+def _mail_word(name: str) -> str:
+    """A surname as an e-mail writes it: "Le Goff" -> "legoff"."""
+    return re.sub(r"[^a-z]", "", fold(name))
+
+
+# an e-mail address in the note, and what may stand between its owner's name and it ("sa fille
+# Carmelita, cgras@...", "Kara (HOWE, KARA), khowe@...", "John Smith - e-mail: jsmith@...")
+_EMAIL = re.compile(r"([^\W_][\w.+-]*)@[\w-]+(?:\.[\w-]+)+")
+_OWNER_GAP = re.compile(
+    r"[\s,;:()<\[\]\-–—]*(?:(?:e-?mail|courriel|mail|correo(?:\s+electr[oó]nico)?)\s*:?[\s<(]*)?", re.I
+)
+
+
+def _email_owners(
+    ctx: NoteContext, items: Sequence[Item], genders: Mapping[int, str]
+) -> dict[tuple[str, str], str]:
+    """(initial, surname) an e-mail right after a person mention reads as ("cgras" -> c, gras)
+    -> the given-name entry of the person that mention names: the address is theirs."""
+    text = ctx.note.text
+    ordered = sorted(items, key=lambda it: it.span.start)
+    owners: dict[tuple[str, str], str] = {}
+    n = 0
+    for email in _EMAIL.finditer(text):
+        while n < len(ordered) and ordered[n].span.end <= email.start():
+            n += 1
+        if not n or not _OWNER_GAP.fullmatch(text[ordered[n - 1].span.end : email.start()]):
+            continue
+        it = ordered[n - 1]
+        m: identity.Mention = it.data.mention
+        given = m.givens[0] if m.givens else (it.data.person[1] if it.data.person else "")
+        key = _k(ctx, "given", genders[id(it)], given)
+        for letter, surname in _initial_and_surname(email.group(1)):
+            if given and fold(letter) == given[:1]:
+                owners[(fold(letter), fold(surname))] = key
+    return owners
+
+
+def _initial_and_surname(local: str) -> list[tuple[str, str]]:
+    """The (initial, surname) readings of an e-mail's local part, as the e-mail operator reads it
+    (``deid.substitution.simple``): an initial glued to a word ("cgras") or apart ("c.gras")."""
+    pieces = re.findall(r"[^\W\d_]+", local)
+    words = [p for p in pieces if len(p) > 1]
+    glued = [(w[0], w[1:]) for w in words if len(w) > 2]
+    return glued + [(c, w) for c in pieces if len(c) == 1 for w in words]
 
 
 def _note_given_genders(

@@ -295,6 +295,10 @@ _PARTICLES = {
     "l'",
 }
 _ARTICLE_GENDER = {"le": "male", "la": "female", "el": "male", "del": "male", "un": "male", "une": "female"}
+# "le Dr", "el Dr.": the masculine article is the title's usual form whoever holds it ("le Dr Nadège
+# Bertrand"), so it says a man only where the given name does not say a woman; "la Dr" is chosen
+# on purpose and always says a woman.
+_UNMARKED_ARTICLE_GENDER = "male"
 
 
 @dataclass
@@ -470,6 +474,7 @@ class _Prefix:
     has_marker: bool = False  # a title or a kinship word is among them
     title_gender: str | None = None
     kin_gender: str | None = None
+    by_article: bool = False  # the title gender is its article's ("le Dr", "la Dr")
 
 
 def parse(
@@ -516,6 +521,8 @@ def parse(
     for s, e, w in maiden:
         _add(m, s, e, w, "surname")
     _merge_particles(m, text)
+    if prefix.by_article and not article_says(m.title_gender, m, lang):
+        m.title_gender = None  # "le Dr Nadège BERTRAND": the article's usual form, she is a woman
     if not given_after_comma and not maiden:  # a comma or a maiden-name marker leaves no doubt
         _mark_ambiguity(m, text, body, lang, prefix.has_marker, title_before)
     return m
@@ -584,6 +591,7 @@ def _read_prefix(toks: list[_Token], lang: str, sentence_start: bool) -> _Prefix
         )
     ):
         p.title_gender = article_gender
+        p.by_article = True
     return p
 
 
@@ -615,7 +623,8 @@ def _mark_ambiguity(
     order, a lone word with no title, kinship word or comma may be a given name or a surname, and
     a lone word after a title may be her given name."""
     words = [w for _, _, w in body]
-    lone = len(m.units) == 1 and len(words) == 1 and "," not in text
+    # one word, hyphenated parts included ("LAMBERT-HOUDAYER" is as lone as "LAMBERT")
+    lone = len(words) == 1 and len({u.role for u in m.units}) == 1 and "," not in text
     if {u.role for u in m.units} == {"given", "surname"} and len(words) == 2 and not _cued(text, body):
         m.ambiguous = "order"
     elif lone and not has_marker and not title_before:
@@ -853,10 +862,21 @@ def render(m: Mention, values: dict[int, str]) -> str:
     return "".join(out)
 
 
-def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]:
+def article_says(gender: str | None, m: Mention, lang: str) -> bool:
+    """Whether an article's ``gender`` before a neutral title holds for ``m``: the masculine
+    article is the title's usual form, overruled by a given name the lists know as a woman's."""
+    if gender != _UNMARKED_ARTICLE_GENDER:
+        return True
+    first = next((u.text for u in m.units if u.role == "given"), "")
+    return not first or listed_gender(first, lang) != "female"
+
+
+def context_gender(
+    before: str, lang: str = "", m: Mention | None = None
+) -> tuple[str | None, str | None]:
     """(title gender, kinship gender) said by the words just before a mention that does not hold
     them ("Doña [María Boada]", "su hija [Lucía]", "la Dra [López]"); "la fille de [X]" says
-    nothing about X."""
+    nothing about X, and "le Dr [Nadège BERTRAND]" nothing about her (``article_says``)."""
     tail = before[-40:]
     found = list(_WORD.finditer(tail))
     words = [w.group() for w in found]
@@ -870,6 +890,8 @@ def context_gender(before: str, lang: str = "") -> tuple[str | None, str | None]
         between = tail[found[-2].end() : found[-1].start()] if len(found) > 1 else ""
         if g is None and re.fullmatch(r"[ \t]+", between):
             g = _ARTICLE_GENDER.get(_key(words[-2]))
+            if m is not None and not article_says(g, m, lang):
+                g = None
         return g, None
     if last in KIN and (words[-1].islower() or _capitalised_kin(words[-1], tail[: found[-1].start()])):
         return None, KIN[last]  # "COUSIN, [PHILIPPINE]": a surname, not her cousin

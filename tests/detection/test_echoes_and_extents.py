@@ -138,3 +138,17 @@ def test_a_kinship_word_gives_no_initials() -> None:
     text = "Daughter Teresa at bedside.\nDD: 01/13/2023 13:05   DT: 01/13/2023 19:48"
     name = _span(text, "Daughter Teresa", Label.RELATIVE)
     assert ("DT", "RELATIVE") not in _texts(echo_names([name], text, "en"), text)
+
+
+def test_a_hospital_acronym_read_beside_its_cue_is_the_hospital_wherever_it_recurs() -> None:
+    text = "Seen in TGH ED overnight. Follow-up at TGH clinic. ICU bed asked; TGH notes reviewed."
+    cued = Span(text.index("TGH"), text.index("TGH") + 3, Label.HOSPITAL, "rules.hospital_acronym", 1.0)
+    out = _texts(echo_names([cued], text, "en"), text)
+    assert out == [("TGH", "HOSPITAL")] * 3
+
+
+def test_a_hospital_acronym_from_the_model_or_a_clinical_one_spreads_nothing() -> None:
+    text = "Seen in TGH overnight; TGH again. ICU stay; ICU review."
+    model = _span(text, "TGH", Label.HOSPITAL)  # the model's reading: no cue seen
+    clinical = Span(text.index("ICU"), text.index("ICU") + 3, Label.HOSPITAL, "rules.hospital_acronym", 1.0)
+    assert echo_names([model, clinical], text, "en") == sorted([model, clinical])

@@ -80,9 +80,9 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "nir_unkeyed": {"fr": ("1 ", "1.", "1-")},
     "date": {
         "*": ("1-1-", "2020 - ", "et al. ", after("DOB")),
-        "fr": ("1 mars ", after("le")),
-        "es": ("3 de ", after("3 de")),
-        "en": ("Feb 1 ", after("Feb 1")),
+        "fr": ("1 mars ", after("le"), "du 1 au ", after("du 1"), "1/2 ", after("1/")),
+        "es": ("3 de ", after("3 de"), "el 1/1 ", "TARDE 1/1 ", "1 al ", after("1 al"), after("el")),
+        "en": ("Feb 1 ", after("Feb 1"), "Feb 1 - ", after("Feb 1 to"), "resumed 1/1 ", after("resumed")),
     },
     "relative_date": {
         "fr": ("il y a ", after("il y a")),
@@ -106,9 +106,10 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "en": ("male ", after("sex"), after("male")),
     },
     "weekday": {
-        "fr": ("depuis lundi ", after("depuis lundi"), after("lundi")),
+        "fr": ("depuis lundi ", after("depuis lundi"), after("lundi"), "visite lundi ", after("visite")),
         "es": ("desde el lunes ", after("desde el lunes"), after("el pasado")),
-        "en": ("last Monday ", after("last Monday"), after("since Mon"), after("Monday")),
+        "en": ("last Monday ", after("last Monday"), after("since Mon"), after("Monday"), "consult Mon ",
+               after("consult"), "Sat ", after("Sat")),
     },
     "street": {"fr": ("12 rue ", "Rue ", "de ", "l'", "Rue de ", "A-", after("12 rue"), after("Rue"))},
     "hospital": {
@@ -116,7 +117,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "es": ("HOSPITAL UNIVERSITARIO ", after("HOSPITAL")),
         "en": ("Hospital ", after("Hospital")),
     },
-    "hospital_name": {"en": ("Aa ", "Aa Hospital ", "St. ", "A-", "Aa & ", "Aa and ", "NHS Aaaa ",
+    "hospital_name": {"en": ("Aa ", "Aa SNF ", after("Aa Skilled"),
+                             "Aa Hospital ", "St. ", "A-", "Aa & ", "Aa and ", "NHS Aaaa ",
                              after("Aa"), after("Aa Aa Aa"))},
     "facility": {"en": ("Johns ", "Saint ", "St. ", "Royal ", "Queen Elizabeth ", "at Grady ",
                         "Aa Hospital (AH) ", "JHH ", "Grady Memorial Hospital ", after("at"),
@@ -124,7 +126,21 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "hospital_acronym": {
         "fr": ("CHIC ", after("transféré au")),
         "es": ("HUVR ", after("trasladado al")),
-        "en": ("BRMC ", after("transferred to the")),
+        "en": ("BRMC ", after("transferred to the"), "AB no ", after("AB no"), "Ward a, ", after("Ward"),
+               "AB ED ", after("AB"), after("d/c from")),
+    },
+    "accession": {"*": ("S24-", "S24-1", "A1-", after("S24-"))},
+    "serial_or_lot": {"*": ("SN ", "lot 1", "SN 1-", after("SN"), after("serial no."),
+                            after("plate", " ", "1"))},
+    "care_structure": {
+        "fr": ("MSP Aa ", "MSP de ", "Aa-", after("MSP"), after("HOSPICES CIVILS DE")),
+        "es": ("CS Aa ", "CS de la ", after("CS")),
+    },
+    "sign_off_initials": {"*": ("a\nAB\n", "AB\n", "\n", after("a\nAB"), after("a\nAB ", " ", "x"))},
+    "staff_by_role": {
+        "*": ("Aa (", "Aa (RN) ", "RN (Aa) ", after("Sitter ("), after("Aa")),
+        "fr": ("AS Aa ", "AS : ", after("AS")),
+        "es": ("TCAE Aa ", after("TCAE")),
     },
     "postcode": {
         "fr": ("75013 Aa ", "Aa-", after("CP"), after("75013")),
