@@ -13,6 +13,8 @@ is dropped only when its context proves a measurement:
 - **the same scale again**: a mark out of the maximum of a proven score earlier on the same line
   ("pain 7/10 this am, 3/10 after dilaudid");
 - **a fraction of a dose**: "3/4 de la dose", "1/2 tab";
+- **a pain score's or a murmur's words after it**: "9/10 on arrival", "2/10 at rest",
+  "2/6 SEM";
 - **British duration notation** ("2/52" weeks, "6/12" months, "3/7" days) after "for", "in",
   "within", "over", "x" or before "ago", in English notes.
 
@@ -36,12 +38,17 @@ _NAMES = (
     r"PEEP|PS|CPAP|BiPAP|IPAP|EPAP|vent(?:ilator)?|settings|A/?C|SIMV|PSV|AI|VS-?AI|"
     r"acuity|AV|VA|apgar|barthel|tinetti|rankin|NIHSS|ECOG|karnofsky|braden|norton|"
     r"score|escala|[ée]chelle|scale|cot[ée]e?\s+[àa]|[ée]valu[ée]e?\s+[àa]|rated|scored|"
-    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT"
+    r"saturation|FiO2|I:E|reflexes|r[ée]flexes|ROT|"
+    # named clinical scores and examinations marked out of their maximum ("RCRI 2/6", "PRAM 8/12",
+    # "Alvarado 8/10", "Apgars 8/9", "TOF 4/4", "Myotomes 5/5", "VA (Snellen) 6/18", "recall 2/5")
+    r"apgars|RCRI|PRAS|PRAM|PAS|PEWS|NEWS2?|MEWS|AUDIT(?:-C)?|6CIT|AMTS|ACE(?:-III)?|M-CHAT(?:-R(?:/F)?)?|"
+    r"alvarado|BASDAI|BASFI|BASMI|CURB-?65|CHA2DS2-VASc|HAS-BLED|wells|centor|FLACC|RASS|TOF|"
+    r"myotomes?|grip|recall|snellen|pinhole"
 )
 # Between a name and its value: separators and a few linking words, and at most one other word
-# that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10"; not "Glasgow fait le
-# 12/10", where "le" introduces a date).
-_LINK = r"(?:\s*(?:[:=]|(?:de|del|à|a|at|of|is|was|est|la)\b)\s*|\s+)"
+# that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10", "VA (Snellen) 6/18";
+# not "Glasgow fait le 12/10", where "le" introduces a date).
+_LINK = r"(?:\s*(?:[:=)]|(?:de|del|à|a|at|of|is|was|est|la)\b)\s*|\s+)"
 _DATE_INTRODUCERS = r"(?:le|el|on|du|del|au|al|since|depuis|desde|from|until|jusqu|del|fait|done|vu|seen)"
 _NAME_BEFORE = re.compile(
     rf"(?:^|[^\w/])(?:{_NAMES}){_LINK}*(?:(?!{_DATE_INTRODUCERS}\b)[^\W\d_]{{2,20}}{_LINK}+)?[:=]?\s*$",
@@ -59,6 +66,13 @@ _FRACTION_AFTER = re.compile(
     r"\s*(?:de\s+(?:la\s+|l['’]|du\s+|des\s+)?|d['’]|du\s+|of\s+(?:the\s+|a\s+)?|del\s+)?"
     r"(?:dose|doses|comprim[ée]s?|cp|cps|tab|tabs|tablet|tablets|comp|comprimido|ampoule|amp|sachet|"
     r"cuill|bolus|plateau|bandeja|vial|flacon|pill|pills|dosis)\b", re.IGNORECASE)
+# what only follows a pain score ("9/10 on arrival", "2/10 at rest") or a murmur's grade
+# ("2/6 SEM at RUSB")
+_PAIN_AFTER = re.compile(
+    r"\s*(?:at\s+(?:rest|worst|best)|on\s+(?:arrival|rising|movement|exertion|walking|weight[- ]bearing)|"
+    r"with\s+(?:movement|activity|walking))\b", re.IGNORECASE)
+_MURMUR_AFTER = re.compile(
+    r"\s*(?:SEM|ESM|PSM|HSM|SM|murmur|systolic|diastolic|holosystolic|pansystolic|ejection)\b", re.IGNORECASE)
 # "day" right before the mark (not "5-day course 11/18", where a date follows the course)
 _COURSE_DAY_BEFORE = re.compile(r"(?:^|[^\w-])day\s*$", re.IGNORECASE)
 _SCORE_NAME_WORD = re.compile(rf"(?:{_NAMES})", re.IGNORECASE)
@@ -82,6 +96,10 @@ def measurement(text: str, start: int, end: int, language: str) -> bool:
     if _no_day_month(a, b):
         return True
     if a < b <= 8 and _FRACTION_AFTER.match(text, end):
+        return True
+    if b == 10 and a <= b and _PAIN_AFTER.match(text, end):
+        return True
+    if b in (4, 6) and a <= b and _MURMUR_AFTER.match(text, end):
         return True
     line, before = _line_before(text, start)
     if a <= b and _COURSE_DAY_BEFORE.search(before):  # "(day 5/5)": the last day of a course

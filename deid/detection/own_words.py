@@ -11,17 +11,25 @@ of it is in a closed list of such words, so that the span itself is the proof:
   is also a given name ("Son") counts only in lower case. Not in Spanish: MEDDOCAN's guideline
   marks "su madre" as PHI;
 - **a place** (LOC) that is only a language or a nationality's adjective ("Spanish", "Somali",
-  "Creole"), optionally "-speaking";
+  "Creole"), optionally "-speaking", unless a particle or a capitalised word stands before it
+  ("Promenade des Anglais");
 - **an institution** (ORG, HOSPITAL) or a place that is only English words for a department, a
   specialty, a ward, a direction, a section of a note, with at most room or floor numbers
   ("General Surgery", "ICU East", "Theatre 12", "Wound / Ostomy"): a department without its
   hospital's name identifies no one (the realistic corpus's guideline; HIPAA's list). Our own
   English generator marks wards as places: its dev set (``en-dev``) reads this as lost recall;
 - **a clock time** written as four digits, read as a date that no year can be ("0430", "2352")
-  or as a phone ("called 0430");
+  or as a phone ("called 0430"); or by its context, whatever its label: after a day's date,
+  "@", "at", a clock opening a range ("10/14 2000", "@ 1930"), or, when no year can be it,
+  after "until", "around", "called", "~" ("stayed until 2300"); never before a capitalised word
+  ("2300 Main St");
 - **a date in small letters without a digit and without a word of a date** (a month, a
   weekday, a written-out number, "yesterday", a season): "d/c", "w/d", "f/u";
-- **a named ward or bay** ("Beech Ward"), like any ward without its hospital;
+- **a named ward or bay** ("Beech Ward"), like any ward without its hospital, and a numbered
+  one ("Ward 39", or its number alone after "Ward") whatever name stands beside it;
+- **a specialty cut into parts** ("Pediatric| Emergency |Medicine", "PGY-2 Emergency
+  Medicine", "Hospital Medicine"): a department word beside capitalised words is dropped when
+  the whole capitalised phrase is department words too;
 - **"Will" or "May" opening a sentence before a verb in its base form** ("Will follow daily.",
   "May need PT"): the English modal, not the name ("Will reports ..." stays a name).
 
@@ -121,8 +129,10 @@ _DEPARTMENT = frozenset({
 
 # Not "unit" nor "suite": "Unit 12" is as often a flat of an address as a ward.
 _WARD_WORDS = frozenset({"ward", "wards", "bay", "pod"})
+# A particle in any case, or a capitalised word (case-sensitive: "in Spanish", "fluent English"
+# are a language, "Promenade des Anglais", "Haitian Creole" a name's part or a longer language).
 _PARTICLE_BEFORE = re.compile(
-    r"(?:\b(?:des|de|du|la|le|of|the|del|los|las|el)|[A-Z][\w'’\-]*)\s+$", re.IGNORECASE)
+    r"(?:\b(?:des|de|du|la|le|of|the|del|los|las|el)|(?-i:[A-Z][\w'’\-]*))\s+$", re.IGNORECASE)
 # Words that make a date of a span without digits, besides months, weekdays and numbers.
 _TIME_WORDS = frozenset({
     "today", "tonight", "yesterday", "tomorrow", "ago", "last", "next", "this", "since", "week",
@@ -178,12 +188,57 @@ def _inside_a_name(span: Span, text: str) -> bool:
     return any(m is not None and m[1][0].isupper() for m in (before, after))
 
 
+def _phrase_around(span: Span, text: str) -> tuple[int, int]:
+    """The span grown over the capitalised words beside it on its line (and "of", "the", "and",
+    "&" between them): the whole name the model may have cut into parts ("Pediatric| Emergency
+    |Medicine")."""
+    start, end = span.start, span.end
+    while (m := _CAPITALISED_BEFORE.search(text, max(0, start - 40), start)) is not None:
+        start = m.start(1)
+    while (m := _CAPITALISED_AFTER.match(text, end)) is not None:
+        end = m.end()
+    return start, end
+
+
 def _only_department(text: str) -> bool:
-    words = _words(text)
+    words = [w for w in _words(_HOSPITAL_MEDICINE.sub("medicine", text)) if not _GRADE.fullmatch(w)]
     named = [w for w in words if not _ROOM_NUMBER.fullmatch(w)]
     if named and fold(named[-1]) in _WARD_WORDS and len(named) <= 3:
         return True  # a named ward or bay ("Beech Ward"): a ward without its hospital
     return bool(named) and all(fold(w) in _DEPARTMENT for w in named)
+
+
+# the specialty ("Hospital Medicine", a hospitalist's), never a hospital's name
+_HOSPITAL_MEDICINE = re.compile(r"\bhospital(?=\s+medicine\b)", re.IGNORECASE)
+# a doctor's training grade beside a specialty ("PGY-2 Emergency Medicine", "ST5", "FY1")
+_GRADE = re.compile(r"(?:PGY|ST|FY|CT|SpR)-?\d")
+_CAPITALISED_BEFORE = re.compile(r"(?:^|[ \t])((?:[A-Z][\w'’&\-]*|of|the|and|&)[ \t]+)$")
+_CAPITALISED_AFTER = re.compile(r"[ \t]+((?:of|the|and|&)[ \t]+)*[A-Z][\w'’&\-]*")
+_CLOCK_RANGE_BEFORE = re.compile(r"\b((?:[01]\d|2[0-3])[0-5]\d)[ \t]*-[ \t]*$")
+_CLOCK_WORD_BEFORE = re.compile(
+    r"(?:\b\d{1,2}/\d{1,2}/\d{2,4}[ \t]+|@[ \t]*~?|\bat[ \t]+~?[ \t]*)$", re.IGNORECASE)
+# "12/10 1930" may be a date and its year: a day and month without a year proves a clock only
+# when no year can be the four digits
+_CLOCK_WORD_BEFORE_NO_YEAR = re.compile(
+    r"(?:\b(?:until|till|around|about|called|ETA|arrived|returned|out|since)[ \t]*~?|~|"
+    r"\b\d{1,2}/\d{1,2}[ \t]+)[ \t]*$",
+    re.IGNORECASE)
+_ROOM_AFTER = re.compile(r"[ \t]+(\d{1,3}[A-Za-z]?|[A-Za-z]\d{1,2})\b")
+_WARD_BEFORE = re.compile(r"\b(?:ward|bay|pod)[ \t]+$", re.IGNORECASE)
+
+
+def _numbered_ward(span: Span, text: str) -> bool:
+    """A ward or bay word with its number ("Ward 39", "- Ward 120", "Ward| 39", "Ward |39"): a
+    ward's designation, whatever name stands beside it ("Ward 120 ASU, RSUH" names its hospital
+    apart), so no neighbour makes it a part of a longer name."""
+    words = [w for w in _words(text[span.start : span.end]) if w not in ("-", "/", "&")]
+    if words and all(_ROOM_NUMBER.fullmatch(w) for w in words):
+        return _WARD_BEFORE.search(text, max(0, span.start - 8), span.start) is not None
+    if not words or fold(words[0]) not in _WARD_WORDS:
+        return False
+    if not all(_ROOM_NUMBER.fullmatch(w) for w in words[1:]):
+        return False
+    return len(words) > 1 or _ROOM_AFTER.match(text, span.end) is not None
 
 
 def _no_date_word(span: Span, text: str, language: str) -> bool:
@@ -209,10 +264,29 @@ def _clock_time(span: Span, text: str, language: str) -> bool:
     word = text[span.start : span.end]
     if not _CLOCK.fullmatch(word):
         return False
-    if span.label.category is Category.DATE:
-        return not 1850 <= int(word) <= 2100  # "1930" may be a year; "0430" and "2352" cannot
+    could_be_year = 1850 <= int(word) <= 2100
+    if span.label.category is Category.DATE and not could_be_year:
+        return True  # "1930" may be a year; "0430" and "2352" cannot
+    if _clock_by_context(span, text, could_be_year):
+        return True
     # no phone has four digits (a four-digit "postcode" is as often a house number: kept)
     return span.label in (Label.PHONE, Label.FAX)
+
+
+def _clock_by_context(span: Span, text: str, could_be_year: bool) -> bool:
+    """Four digits a clock time by what stands before them: a date ("10/14/19 2000"), "@",
+    "at", another clock opening a range ("0700 - 1930"); a value no year can be also after
+    "until", "around", "called", "ETA", "~" ("stayed until 2300"). Not before a capitalised word
+    on its line ("2300 Main St" is a house number, "1050 Bruxelles" a postcode)."""
+    if _CAPITALISED_AFTER.match(text, span.end) is not None:
+        return False
+    before = text[max(0, span.start - 16) : span.start]
+    m = _CLOCK_RANGE_BEFORE.search(before)
+    if m is not None and not 1850 <= int(m[1]) <= 2100:
+        return True
+    if _CLOCK_WORD_BEFORE.search(before) is not None:
+        return True
+    return not could_be_year and _CLOCK_WORD_BEFORE_NO_YEAR.search(before) is not None
 
 
 def _modal(span: Span, text: str) -> bool:
@@ -268,7 +342,12 @@ def names_no_one(span: Span, text: str, language: str) -> bool:
         return _PARTICLE_BEFORE.search(text, max(0, span.start - 30), span.start) is None
     if span.label in (Label.HOSPITAL, Label.ORG, Label.LOCATION) and language == "en":
         # an English vocabulary ("Hospital General" is a name)
-        return _only_department(words) and not _inside_a_name(span, text)
+        if _numbered_ward(span, text):
+            return True
+        if not _only_department(words):
+            return False
+        # a department cut out of a longer name is dropped only when that whole name is one too
+        return not _inside_a_name(span, text) or _only_department(text[slice(*_phrase_around(span, text))])
     return False
 
 

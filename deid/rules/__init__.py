@@ -15,6 +15,7 @@ from deid.rules import (  # noqa: F401  (registration)
     identifiers,
     initials,
     nicknames,
+    organisations,
     postcodes,
     professions,
     sex,

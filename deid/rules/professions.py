@@ -142,12 +142,24 @@ def _listed_jobs(text: str, language: str) -> list[tuple[int, int]]:
                 continue  # "(teacher)", "(bricklayer, Hartley & Sons)", "(scaffolder at ...)"
             out.append(job)
     for m in _TOKEN.finditer(text):
-        if is_job(m.group(), language, care=False):
+        if is_job(m.group(), language, care=False) and not _in_a_proper_name(text, m, language):
             job = _job_around(text, m, language)
             if _employer(text, job[1], language, bracket=False) or _employer(text, m.end(), language,
                                                                               bracket=False):
                 out.append(job)
     return out
+
+
+# French and Spanish write a job in lower case; a job word capitalised in mid-sentence is a word of
+# an institution's or an office's name ("el Tribunal Administrativo de X", "du Secrétaire d'État"),
+# whose "de X" is no employer (ECHR court text, held-out set).
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n(\-–•*])[ \t]*$")
+
+
+def _in_a_proper_name(text: str, m: re.Match[str], language: str) -> bool:
+    if language == "en" or not m.group()[0].isupper():
+        return False
+    return _SENTENCE_START.search(text, max(0, m.start() - 4), m.start()) is None
 
 
 def _ends_a_bracket(text: str, end: int) -> bool:

@@ -157,6 +157,11 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
                after("is"), "(40, ", "teacher at Aa ", after("teacher at"), "Aa teacher ", "(teacher ",
                after("works"), after("works part-time")),
     },
+    "organisation": {
+        "fr": ("Mairie de Aa-", "Pompes Funèbres Aa ", after("Mairie de"), after("UDAF", " ", "de")),
+        "es": ("Ajuntament de Aa ", "Funeraria Aa de ", after("Concello de"), after("Funeraria")),
+        "en": ("Aa Ltd ", "Aa Aa Pharmacy ", "of Pharmacy ", after("Aa", " ", "Ltd"), "Age UK "),
+    },
     "nickname": {
         "en": ('goes by "', "Aa, as he ", after("goes by"), after("known as"), '("Aa") ', after('("'),
                "Aa Aa ", after("Aa", " ", "as he signs")),

@@ -58,3 +58,13 @@ def test_words_that_name_no_job_are_left(text: str, language: str) -> None:
 def test_the_employer_is_an_org_and_the_job_a_profession() -> None:
     spans = ProfessionRecognizer().find("SH: Line technician w/ Duke Energy x 19 yrs", "en")
     assert [s.label for s in spans] == [Label.PROFESSION, Label.ORG]
+
+
+def test_a_job_word_capitalised_in_mid_sentence_is_part_of_an_institution_name_in_spanish() -> None:
+    from deid.rules import RuleDetector
+
+    text = ("Por consiguiente, el Tribunal Administrativo del Condado consideró la queja. "
+            "Administrativo de Renfe, vive solo.")
+    found = [(text[s.start:s.end], s.label.value) for s in RuleDetector().detect([text], ["es"])[0]]
+    assert ("Administrativo", "PROFESSION") in found  # at the start of a sentence: his job
+    assert ("Condado", "ORG") not in found and ("Administrativo del", "PROFESSION") not in found

@@ -1,0 +1,113 @@
+"""Organisations told by their kind word: "Ajuntament de Girona", "Concello de Vigo", "UDAF de
+Haute-Savoie", "Funeraria Los Arenales", "Pompes Funèbres Générales", "CVS Pharmacy", "Co-op
+Funeralcare", "Derbyshire Advocacy Partnership", "Aspire Living Ltd", "Creu Roja".
+
+Notes name the bodies around a patient (the town council that pays the home help, the guardianship
+association, the undertaker, the pharmacy, the care provider) without a cue such as "works for":
+with a town they narrow the patient down (issue 29: ORG leaked most on the realistic corpus).
+Three kinds of evidence, each a property of how such bodies are named:
+
+- **a kind word before the name** in French and Spanish (and Catalan, Galician): a council or a
+  social body and its place ("Ajuntament de", "Ayuntamiento de", "Mairie de", "CCAS de"; a
+  department of it, "Servicios Sociales del", is not the body), an undertaker and its name
+  ("Funeraria", "Pompes Funèbres");
+- **a kind word after capitalised words** in English: "Ltd", "Inc", "Pharmacy", "Funeralcare",
+  "Partnership", "Charity", "Council"... At least one of those words must be a name, not a word
+  of the kind ("Community Pharmacy", "Adult Social Care" are services, not one organisation);
+- **national charities by name** ("Red Cross", "Cruz Roja", "Age UK", "Croix-Rouge"), few and
+  fixed: they need no kind word.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deid.labels import Label
+from deid.rules.base import drop_nested
+from deid.rules.registry import register
+from deid.spans import Span
+
+_CAP = r"[A-ZÀ-Þ][\w'’\-]{0,30}"
+_NAME = rf"{_CAP}(?:[ \t](?:(?:de|del|la|las|los|el|y|i|et|du|des|d['’])[ \t]?)?{_CAP}){{0,3}}"
+_OF = r"[ \t]+(?:de[ \t]+la[ \t]+|de[ \t]+l['’]|de[ \t]+|del[ \t]+|d['’]|du[ \t]+|des[ \t]+)"
+# A body and its place: "Ajuntament de Girona", "Mairie de Lyon", "UDAF de Haute-Savoie".
+_BODY_OF_PLACE = re.compile(
+    rf"\b(?:Ajuntament|Ayuntamiento|Concello|Mairie|CCAS|UDAF|CLIC|Diputación|Diputació|"
+    rf"Conseil[ \t]+(?:départemental|general|général|régional))(?P<place>{_OF}{_NAME})"
+)
+# An undertaker or a body whose kind word opens its name: "Funeraria Los Arenales" (not
+# "Fundación": Spanish hospitals are named so, "Fundación Jiménez Díaz").
+_KIND_FIRST = re.compile(
+    rf"\b(?:Funeraria|Tanatorio|Pompes[ \t]+[Ff]unèbres|Asociación|"
+    rf"Associació|Association)[ \t]+(?P<name>{_NAME})"
+)
+# English: capitalised words, then the kind word ("CVS Pharmacy", "Aspire Living Ltd").
+_KIND_LAST = re.compile(
+    r"\b(?:Ltd|Limited|Inc|LLC|plc|PLC|Pharmacy|Funeralcare|Funeral[ \t]+(?:Home|Directors|Services)|"
+    r"Partnership|Charity|Council|Housing[ \t]+Association|Homecare|Home[ \t]+Care)\b\.?"
+)
+_WORD_BEFORE = re.compile(r"(?<![\w'’\-])((?:[A-ZÀ-Þ][\w'’&\-]{0,30}|&|[A-Z]{2,5})|of|and)[ \t]{1,2}$")
+_MAX_WORDS = 4
+# Words of a kind, not a name: a service named by them alone is no one organisation.
+_GENERIC = frozenset({
+    "community", "hospital", "outpatient", "inpatient", "local", "national", "county", "city", "town",
+    "district", "borough", "parish", "social", "adult", "child", "children", "health", "care", "mental",
+    "the", "a", "an", "our", "your", "his", "her", "their", "of", "and", "nhs", "clinical", "retail",
+    "online", "specialist", "palliative", "home", "primary", "main", "dispensing", "independent",
+    "advocacy", "equipment", "support", "services", "service", "funeral", "&", "pharmacy", "contact",
+    "call", "via", "from", "to", "at", "with", "by", "per", "see", "ask", "tell", "phone", "nominated",
+    "usual", "regular", "new", "old", "private", "public", "or",
+})  # fmt: skip
+_DETERMINERS = frozenset({"the", "a", "an", "our", "your", "his", "her", "their", "my"})
+# A charity's name inside a hospital's ("Hospital Cruz Roja de Bilbao") is the hospital's.
+_CHARITIES = re.compile(
+    r"(?<!Hospital )(?<!Hôpital )\b(?:Age[ \t]UK|Red[ \t]Cross|Cruz[ \t]Roja|Creu[ \t]Roja|Croix-Rouge|"
+    r"Macmillan|Samaritans|"
+    r"Secours[ \t](?:Populaire|Catholique)|Restos[ \t]du[ \t]C(?:œ|oe)ur|Emmaüs|Cáritas|Caritas|"
+    r"Alzheimer's[ \t]Society|France[ \t]Alzheimer|Salvation[ \t]Army)\b"
+)
+
+
+@register("organisation", priority=86)
+class OrganisationRecognizer:
+    name = "organisation"
+
+    def find(self, text: str, language: str) -> list[Span]:
+        found: set[tuple[int, int]] = set()
+        if language in ("fr", "es"):
+            for m in _BODY_OF_PLACE.finditer(text):
+                found.add((m.start(), m.end()))
+            for m in _KIND_FIRST.finditer(text):
+                found.add((m.start(), m.end()))
+        if language == "en":
+            for m in _KIND_LAST.finditer(text):
+                start = _name_start(text, m.start())
+                if start is not None:
+                    found.add((start, m.end()))
+        for m in _CHARITIES.finditer(text):
+            found.add(m.span())
+        return drop_nested(Span(a, b, Label.ORG, f"rules.{self.name}") for a, b in found)
+
+
+def _name_start(text: str, end: int) -> int | None:
+    """The start of the capitalised words before a kind word ending at ``end``, or None when none of
+    them is a name."""
+    start, named = end, False
+    for _ in range(_MAX_WORDS):
+        m = _WORD_BEFORE.search(text, max(0, start - 34), start)
+        if m is None:
+            break
+        word = m.group(1)
+        if word in ("of", "and"):
+            start = m.start()
+            continue
+        if word.lower() in _DETERMINERS:
+            break
+        start = m.start()
+        named = named or word.lower() not in _GENERIC
+    if not named:
+        return None
+    # A name never starts with "of"/"and" left over from the walk.
+    while (lead := re.match(r"(?:of|and)[ \t]+", text[start:end])) is not None:
+        start += lead.end()
+    return start
