@@ -35,7 +35,9 @@ pytestmark = [
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "realistic" / "notes.jsonl"
 BOUND_S = 10.0  # the bound, from the produce acknowledgement to the output seen
-LIVEZ_BOUND_S = 1.0
+# /livez must answer within the chart's liveness probe timeout (helm values: 3 s) with room to
+# spare; on the loaded 2-core CI box one full-suite run in six saw 1.6 s while the model worked.
+LIVEZ_BOUND_S = 2.0
 
 
 def english_notes() -> list[str]:
