@@ -1034,8 +1034,10 @@ def main() -> None:  # noqa: C901
             f"math {b.math_sdp_enabled()}"
         )
 
-    config = InferenceConfig(token_budget=args.token_budget, min_phi_prob=args.min_phi_prob)
-    det = load_detector(model_dir, device=dev, dtype="float32", config=config)
+    # overlap 64: this bench's own window planner (prep_texts) and its header use 64
+    config = InferenceConfig(overlap=64, token_budget=args.token_budget, min_phi_prob=args.min_phi_prob)
+    # the padded float32 path (the product's GPU path before deid.ner.packed)
+    det = load_detector(model_dir, device=dev, dtype="float32", config=config, packed=False)
     tok = det._tokenizer
     o_id = _o_id(det._id2label)
     id2label = dict(det._id2label)

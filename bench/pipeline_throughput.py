@@ -57,6 +57,7 @@ from deid.settings import Settings
 from deid.store.base import PatientStore
 from deid.store.memory import InMemoryStore
 from worker.batching import estimate_tokens, split_by_budget
+from worker.env import worker_env
 from worker.main import serve
 from worker.services.broker import TansuBroker, create_topics
 from worker.stream import StreamWorker
@@ -209,27 +210,6 @@ def serve_worker(spans_file: str) -> int:
     return deid_main(["worker"])
 
 
-def worker_env(settings: Settings) -> dict[str, str]:
-    """The run's settings as the DEID_* variables a worker process reads."""
-    k = settings.kafka
-    env = {
-        "DEID_KAFKA__BOOTSTRAP_SERVERS": k.bootstrap_servers,
-        "DEID_KAFKA__CONSUMER_GROUP": k.consumer_group,
-        "DEID_KAFKA__TOPIC_RAW_NOTES": k.topic_raw_notes,
-        "DEID_KAFKA__TOPIC_DEID_NOTES": k.topic_deid_notes,
-        "DEID_KAFKA__TOPIC_DEAD_LETTER": k.topic_dead_letter,
-        "DEID_HMAC_SECRET": settings.secret_bytes().decode(),
-        "DEID_MODEL__ENABLED": "true" if settings.model.enabled else "false",
-        "DEID_BATCH__MAX_EVENTS": str(settings.batch.max_events),
-        "DEID_HTTP__HOST": "127.0.0.1",
-        "DEID_HTTP__PORT": "0",
-        "DEID_LOG_LEVEL": "INFO",
-    }
-    if settings.redis.url:
-        env["DEID_REDIS__URL"] = settings.redis.url
-    return env
-
-
 def scrape(ports: list[str]) -> dict[str, float]:
     """Batches, records and stage seconds summed over the workers' /metrics."""
     from prometheus_client.parser import text_string_to_metric_families
@@ -253,7 +233,8 @@ def through_workers(settings: Settings, notes: list[RawNote], warm_up: list[RawN
     """The run through ``n_workers`` worker processes in one group: they start, share the
     partitions and de-identify the warm-up notes first (not timed), then every note is produced at
     once. Also each process's CPU seconds over the timed part."""
-    env = {**os.environ, **worker_env(settings)}
+    # INFO: the "assigned N partitions" lines below are read from the workers' logs
+    env = {**os.environ, **worker_env(settings), "DEID_LOG_LEVEL": "INFO"}
     procs: list[subprocess.Popen[bytes]] = []
     logs = [log_dir / f"worker-{i}.log" for i in range(n_workers)]
     try:

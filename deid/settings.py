@@ -152,6 +152,11 @@ class ModelSettings(BaseModel):
     # None: the most probable tag.
     min_phi_prob: float | Literal["model"] | None = "model"
     max_tokens_per_batch: int = 8192
+    # On a GPU: windows packed end to end without padding, in half precision (dtype auto) under
+    # flash attention's variable-length kernel (deid/ner/packed.py; issue 36), gpu_tokens_per_batch
+    # real tokens a pass. False: the padded path, float32 (TF32) by default.
+    gpu_packing: bool = True
+    gpu_tokens_per_batch: int = 32768
     window_tokens: int = 256
     # Tokens two neighbouring windows share (windows end at line or sentence starts when one is
     # near, deid.ner.text.make_aligned_windows). 8 feeds 20 % fewer tokens than 64 on MEDDOCAN

@@ -136,11 +136,9 @@ def _iso_date(value: str) -> date:
 def note_language(text: str, given: str | None, source: str) -> str:
     """The language to read ``text`` in: ``given`` (warned about when the text reads as another
     one), else the one the text reads as, else French."""
-    from deid.lab.corpora.language import marker_counts
+    from deid.rules.language import read_language
 
-    counts = sorted(marker_counts([text]).items(), key=lambda kv: -kv[1])
-    (best, n), (_, second) = counts[0], counts[1]
-    read = best if n >= 5 and n >= 2 * second else None
+    read = read_language([text])
     if given is not None:
         if read is not None and read != given:
             print(f"deid redact: warning: {source} reads as {read!r}, not {given!r} (--lang); dates, "

@@ -42,12 +42,14 @@ def load_detector_from_settings(model: ModelSettings, path: Path | None = None) 
     """The detector ``deid.settings.Settings().model`` describes (the shipped one by default);
     ``path`` overrides the settings' model directory."""
     from deid.ner.infer import InferenceConfig
+    from deid.ner.runtime import on_gpu
 
     source = path or model.path or DEFAULT_MODEL_DIR
+    packed = model.gpu_packing and on_gpu(model.device)
     config = InferenceConfig(
         max_len=model.window_tokens,
         overlap=model.window_stride,
-        token_budget=model.max_tokens_per_batch,
+        token_budget=model.gpu_tokens_per_batch if packed else model.max_tokens_per_batch,
         min_phi_prob=operating_threshold(model.min_phi_prob, source),
     )
     if resolve_backend(model.backend, model.device) == "onnx":
@@ -62,6 +64,7 @@ def load_detector_from_settings(model: ModelSettings, path: Path | None = None) 
         dtype=model.dtype,
         quantize_int8=model.cpu_int8,
         config=config,
+        packed=None if packed else False,
     )
 
 

@@ -11,6 +11,7 @@ majority label per entity). A backend is only ``forward(ids, mask) -> probabilit
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -22,9 +23,12 @@ import numpy as np
 
 from deid.labels import Label
 from deid.ner.encode import EncodedText, WordCache, encode_texts, special_ids, unit_starts
+from deid.ner.packed import PackedLaunch, TokenArrays
 from deid.ner.text import _CONTINUABLE, Window, Word, make_aligned_windows
 from deid.protocols.deadline import Deadline, check
 from deid.spans import Span
+
+_log = logging.getLogger(__name__)
 
 # (input ids, attention mask), both int64 (batch, length) -> softmax probabilities (batch, length, tags)
 Forward = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -50,7 +54,7 @@ def launcher(forward: Forward) -> Launch:
 @dataclass(frozen=True, slots=True)
 class InferenceConfig:
     max_len: int = 256  # tokens per window, specials included
-    overlap: int = 64
+    overlap: int = 8  # tokens shared by neighbouring windows: ModelSettings.window_stride's default
     token_budget: int = 4096  # padded tokens per forward pass
     # a batch's length is padded up to a multiple of this (within max_len): oneDNN builds and
     # caches a kernel per matrix shape, and with one shape per batch a CPU spent more time building
@@ -149,23 +153,119 @@ def token_predictions(
     timings: Timings | None = None,
     word_cache: WordCache | None = None,
     deadline: Deadline | None = None,
+    packed: PackedLaunch | None = None,
 ) -> tuple[list[EncodedText], list[TokenPreds]]:
     """The model's reading of every subword of ``texts``, before any decoding (``word_cache``:
     words already seen are not tokenized again, ``encode_texts``). ``deadline`` is checked before
     each forward pass (``deid.protocols.deadline``): one pass of ``token_budget`` tokens is the longest
-    stretch that does not look at it."""
+    stretch that does not look at it. ``packed`` (the GPU path, ``deid.ner.packed``) replaces
+    ``forward``: windows packed end to end, no padding, ``token_budget`` real tokens a pass."""
     t0 = time.perf_counter()
     encoded = encode_texts(tokenizer, texts, word_cache)
     t1 = time.perf_counter()
     check(deadline, "ner")
     jobs = _plan(encoded, texts, config)
-    batches = _batches(jobs, config)
-    cls, sep, pad = special_ids(tokenizer)
     preds = [
         TokenPreds(np.zeros(len(e.ids), np.int64), np.zeros(len(e.ids), np.float32),
                    np.ones(len(e.ids), np.float32))
         for e in encoded
     ]
+    if packed is not None:
+        real, enc_s = _packed_passes(packed, tokenizer, encoded, jobs, preds, config, deadline)
+        padded = real
+    else:
+        real, padded, enc_s = _padded_passes(forward, tokenizer, encoded, jobs, preds, config, o_id, deadline)
+    t3 = time.perf_counter()
+    if timings is not None:
+        timings.tokenize += t1 - t0
+        timings.encoder += enc_s
+        timings.windows += (t3 - t1) - enc_s  # planning, packing and reading back
+        timings.tokens += real
+        timings.padded += padded
+        timings.distinct += sum(len(e.ids) for e in encoded)
+        timings.n_windows += len(jobs)
+    return encoded, preds
+
+
+def _packed_passes(
+    launch: PackedLaunch,
+    tokenizer: Any,
+    encoded: Sequence[EncodedText],
+    jobs: Sequence[tuple[int, Window]],
+    preds: list[TokenPreds],
+    config: InferenceConfig,
+    deadline: Deadline | None,
+) -> tuple[int, float]:
+    """Every window once, in note order, packed end to end under ``token_budget`` real tokens a
+    pass; each pass queued before the previous one is read back. Returns (tokens fed, seconds the
+    host spent launching and waiting)."""
+    cls, sep, _ = special_ids(tokenizer)
+    passes: list[list[int]] = []
+    size = 0
+    for j, (_, w) in enumerate(jobs):
+        n = w.end - w.start + 2
+        if not passes or size + n > config.token_budget:
+            passes.append([])
+            size = 0
+        passes[-1].append(j)
+        size += n
+    enc_s = 0.0
+    real = 0
+
+    def read_back(batch: list[int], cu: np.ndarray, wait: Callable[[], TokenArrays]) -> float:
+        s = time.perf_counter()
+        tag, p_tag, p_o = wait()
+        waited = time.perf_counter() - s
+        for r, j in enumerate(batch):
+            ti, w = jobs[j]
+            a = int(cu[r]) + w.keep_start - w.start + 1
+            b = a + w.keep_end - w.keep_start
+            out = preds[ti]
+            out.tag[w.keep_start : w.keep_end] = tag[a:b]
+            out.p_tag[w.keep_start : w.keep_end] = p_tag[a:b]
+            out.p_o[w.keep_start : w.keep_end] = p_o[a:b]
+        return waited
+
+    in_flight: tuple[list[int], np.ndarray, Callable[[], TokenArrays]] | None = None
+    for batch in passes:
+        check(deadline, "ner")
+        lengths = [jobs[j][1].end - jobs[j][1].start + 2 for j in batch]
+        cu = np.zeros(len(batch) + 1, dtype=np.int32)
+        np.cumsum(lengths, out=cu[1:])
+        ids = np.empty(int(cu[-1]), dtype=np.int64)
+        for r, j in enumerate(batch):
+            ti, w = jobs[j]
+            a, b = int(cu[r]), int(cu[r + 1])
+            ids[a] = cls
+            ids[a + 1 : b - 1] = encoded[ti].ids[w.start : w.end]
+            ids[b - 1] = sep
+        real += int(cu[-1])
+        s = time.perf_counter()
+        wait = launch(ids, cu, max(lengths))
+        enc_s += time.perf_counter() - s
+        if in_flight is not None:  # the previous pass is read back while this one computes
+            enc_s += read_back(*in_flight)
+        in_flight = (batch, cu, wait)
+    if in_flight is not None:
+        enc_s += read_back(*in_flight)
+    return real, enc_s
+
+
+def _padded_passes(
+    forward: Forward,
+    tokenizer: Any,
+    encoded: Sequence[EncodedText],
+    jobs: Sequence[tuple[int, Window]],
+    preds: list[TokenPreds],
+    config: InferenceConfig,
+    o_id: int,
+    deadline: Deadline | None,
+) -> tuple[int, int, float]:
+    """The windows sorted by length and padded to each pass's longest (``_batches``); each pass
+    queued before the previous one is read back where the backend can (``launcher``). Returns
+    (tokens fed, tokens fed with padding, seconds the host spent launching and waiting)."""
+    batches = _batches(jobs, config)
+    cls, sep, pad = special_ids(tokenizer)
     enc_s = 0.0
     real = padded = 0
     launch = launcher(forward)
@@ -211,16 +311,7 @@ def token_predictions(
         in_flight = (batch, wait)
     if in_flight is not None:
         enc_s += read_back(*in_flight)
-    t3 = time.perf_counter()
-    if timings is not None:
-        timings.tokenize += t1 - t0
-        timings.encoder += enc_s
-        timings.windows += (t3 - t1) - enc_s  # planning, packing and reading back
-        timings.tokens += real
-        timings.padded += padded
-        timings.distinct += sum(len(e.ids) for e in encoded)
-        timings.n_windows += len(jobs)
-    return encoded, preds
+    return real, padded, enc_s
 
 
 def decode_predictions(
@@ -387,6 +478,10 @@ def torch_forward(model: Any, device: str = "cpu", dtype: Any = None, *, fuse: b
     return forward
 
 
+def _packed_only(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    raise RuntimeError("this detector reads packed windows only (deid.ner.packed)")
+
+
 def _o_id(id2label: dict[int, str]) -> int:
     return next((i for i, t in id2label.items() if t == "O"), 0)
 
@@ -411,7 +506,13 @@ class NerDetector:
 
     One lock serializes calls: the backend already uses every core it is given for one batch,
     and the tokenizer is not safe to share between threads.
+
+    On a GPU (``packed`` None or True) windows are packed end to end without padding and read in
+    half precision under flash attention's variable-length kernel (``deid.ner.packed``);
+    ``packed=False`` keeps the padded path of the CPU backends.
     """
+
+    kernel = "padded windows"  # how attention runs; the packed path says which kernel
 
     def __init__(
         self,
@@ -427,8 +528,10 @@ class NerDetector:
         forward: Forward | None = None,
         id2label: dict[int, str] | None = None,
         backend: str = "torch",
+        packed: bool | None = None,
     ) -> None:
         self._tokenizer = tokenizer
+        self._packed: PackedLaunch | None = None
         self._config = config or InferenceConfig()
         self._name = name
         self._version = version
@@ -450,6 +553,10 @@ class NerDetector:
         from deid.ner.runtime import resolve_dtype
 
         self._device = _pick_device(device)
+        self._id2label = {int(k): v for k, v in model.config.id2label.items()}
+        wants_packed = self._device.startswith("cuda") if packed is None else packed
+        if wants_packed and not quantize_int8 and self._use_packed(model, dtype, required=packed is True):
+            return
         torch_dtype: Any = None
         # auto: float32 on a GPU (half-precision weights measured slower on an H100), bfloat16 on a
         # CPU with AMX (3x ONNX int8 there); deid.ner.runtime says why
@@ -467,12 +574,35 @@ class NerDetector:
                 warnings.simplefilter("ignore")
                 model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         self._model = model
-        self._id2label = {int(k): v for k, v in model.config.id2label.items()}
         # the detector owns its model and never trains it: its CPU graph may be fused (not under
         # torch's dynamic int8 quantization, whose linear layers are not nn.Linear)
         # float32 on a GPU runs its products in TF32 (twice the speed, no span changed; _gpu_kernels)
         self._forward = torch_forward(model, self._device, torch_dtype, fuse=not quantize_int8,
                                       tf32=chosen == "float32")
+
+    def _use_packed(self, model: Any, dtype: str, *, required: bool) -> bool:
+        """Windows packed end to end on this device (``deid.ner.packed``), in half precision by
+        default (``auto``: float16; flash attention's variable-length kernel takes no float32).
+        Where that kernel is missing, ``required`` (packed=True) keeps the packed encoder with
+        attention window by window (exact, slow: tests and CPU checks); otherwise False, and the
+        padded path is built instead."""
+        import torch
+
+        from deid.ner.packed import PackedEncoder, packed_launch
+
+        chosen = "float16" if dtype == "auto" else dtype
+        encoder = PackedEncoder(model.eval(), self._device, getattr(torch, chosen), _o_id(self._id2label))
+        if encoder.varlen is None and not required:
+            _log.warning("no variable-length attention on %s (%s): windows padded instead",
+                         self._device, encoder.kernel)
+            return False
+        self._model = model  # its weights stay where they were: the encoder holds its own copies
+        self._forward = _packed_only
+        self._packed = packed_launch(encoder)
+        short = {"float16": "fp16", "bfloat16": "bf16"}.get(chosen, "fp32")
+        self.backend = f"{self.backend}-packed-{short}"
+        self.kernel = encoder.kernel
+        return True
 
     @classmethod
     def from_path(cls, path: Path | str, **kwargs: Any) -> NerDetector:
@@ -505,7 +635,7 @@ class NerDetector:
         """The same loaded model under other inference options (threshold, windows)."""
         clone = object.__new__(NerDetector)
         for attr in ("_tokenizer", "_name", "_version", "backend", "_model", "_device", "_forward",
-                     "_id2label", "_word_cache"):
+                     "_id2label", "_word_cache", "_packed", "kernel"):
             setattr(clone, attr, getattr(self, attr))
         clone._config = config
         clone._lock = self._lock
@@ -517,7 +647,8 @@ class NerDetector:
         """The model's per-subword reading (for sweeping thresholds without re-running it)."""
         with self._lock:
             return token_predictions(self._forward, self._tokenizer, texts, self._config,
-                                     _o_id(self._id2label), self.timings, self._word_cache, deadline)
+                                     _o_id(self._id2label), self.timings, self._word_cache, deadline,
+                                     self._packed)
 
     def decode(self, texts: Sequence[str], encoded: Sequence[EncodedText], preds: Sequence[TokenPreds],
                config: InferenceConfig | None = None) -> list[list[Span]]:

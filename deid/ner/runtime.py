@@ -42,6 +42,11 @@ def _cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+def on_gpu(device: str) -> bool:
+    """Whether the torch path runs on a GPU under this ``device`` setting."""
+    return device == "cuda" or (device == "auto" and _cuda_available())
+
+
 def resolve_backend(backend: str, device: str) -> str:
     """``auto``: torch on a GPU; on a CPU, torch when it has AMX (bf16 weights, see
     ``resolve_dtype``), else ONNX Runtime (int8) when installed, else torch."""

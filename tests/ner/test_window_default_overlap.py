@@ -23,6 +23,13 @@ def test_the_default_windows_share_8_tokens() -> None:
     assert (SETTINGS.window_tokens, SETTINGS.window_stride) == (256, 8)
 
 
+def test_an_inference_config_built_without_windows_takes_the_products_windows() -> None:
+    # the lab's evaluations, the benches and a detector loaded from a path read notes as the
+    # worker does (``load_detector_from_settings``), not with windows of their own
+    default = InferenceConfig()
+    assert (default.max_len, default.overlap) == (SETTINGS.window_tokens, SETTINGS.window_stride)
+
+
 def _note_of_about(e5_tokenizer: Any, rng: random.Random, n_tokens: int) -> str:
     """Sentences of 6 to 19 words until the note has ``n_tokens`` tokens."""
     words = ["patient", "admitted", "with", "fever", "and", "cough", "treated", "discharged", "home"]

@@ -17,6 +17,7 @@ from deid.labels import Label
 from deid.settings import Settings
 from deid.spans import Span
 from deid.store.base import PatientStore
+from worker.env import worker_env  # noqa: F401  (re-exported: the worker tests import it from here)
 from worker.main import serve
 from worker.samples import PATIENTS
 from worker.stream import StreamWorker
@@ -84,36 +85,6 @@ def worker_settings(bootstrap: str, tag: str, redis_url: str | None = None, **ba
         "batch": {"max_events": 8, "max_wait_ms": 50, **batch},
         "http": {"host": "127.0.0.1", "port": 0},
     })
-
-
-def worker_env(settings: Settings) -> dict[str, str]:
-    """The same settings as DEID_* variables, for worker subprocesses."""
-    k = settings.kafka
-    env = {
-        "DEID_KAFKA__BOOTSTRAP_SERVERS": k.bootstrap_servers,
-        "DEID_KAFKA__CONSUMER_GROUP": k.consumer_group,
-        "DEID_KAFKA__TOPIC_RAW_NOTES": k.topic_raw_notes,
-        "DEID_KAFKA__TOPIC_DEID_NOTES": k.topic_deid_notes,
-        "DEID_KAFKA__TOPIC_DEAD_LETTER": k.topic_dead_letter,
-        "DEID_KAFKA__SESSION_TIMEOUT_MS": str(k.session_timeout_ms),
-        "DEID_KAFKA__HEARTBEAT_INTERVAL_MS": str(k.heartbeat_interval_ms),
-        "DEID_KAFKA__REBALANCE_TIMEOUT_MS": str(k.rebalance_timeout_ms),
-        "DEID_MODEL__ENABLED": "false",
-        "DEID_HMAC_SECRET": settings.secret_bytes().decode(),
-        "DEID_BATCH__MAX_EVENTS": str(settings.batch.max_events),
-        "DEID_BATCH__MAX_WAIT_MS": str(settings.batch.max_wait_ms),
-        "DEID_HTTP__HOST": "127.0.0.1",
-        "DEID_HTTP__PORT": "0",
-        "DEID_REDIS__SOCKET_TIMEOUT_S": "0.5",
-        "DEID_REDIS__MAX_RETRIES": "1",
-        "DEID_REDIS__RETRY_BACKOFF_MAX_S": "0.5",
-    }
-    if settings.redis.url:
-        env["DEID_REDIS__URL"] = settings.redis.url
-    env["DEID_REDIS__MODE"] = settings.redis.mode
-    if settings.redis.sentinels:
-        env["DEID_REDIS__SENTINELS"] = settings.redis.sentinels
-    return env
 
 
 async def produce(bootstrap: str, topic: str, items: Sequence[RawNote | tuple[bytes | None, bytes | None]]
