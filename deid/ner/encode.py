@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from deid.ner.text import Word, make_windows, split_words
 
 IGNORE = -100
@@ -185,23 +187,29 @@ class WordCache:
         return found
 
 
+def _first_flags(n: int) -> tuple[bool, ...]:
+    """Whether each of a word's ``n`` subwords is its first (memoized: a handful of lengths)."""
+    flags = _FIRST.get(n)
+    if flags is None:
+        flags = _FIRST[n] = (True,) + (False,) * (n - 1) if n else ()
+    return flags
+
+
+_FIRST: dict[int, tuple[bool, ...]] = {}
+
+
 def _encode_cached(cache: WordCache, texts: Sequence[str], words: list[list[Word]]) -> list[EncodedText]:
+    # one C-level pass per field rather than a Python loop per word: tokenization was 65 % of a
+    # GPU worker's detection time (bench/gpu_detectors.py, docs/BENCHMARKS.md "Speed on a GPU")
     pieces = [[t[w.start : w.end] for w in ws] for t, ws in zip(texts, words, strict=True)]
     table = cache.lookup(chain.from_iterable(pieces))
     out: list[EncodedText] = []
     for ws, strs in zip(words, pieces, strict=True):
-        ids: list[int] = []
-        word_of: list[int] = []
-        first: list[bool] = []
-        for wi, s in enumerate(strs):
-            p = table[s]
-            n = len(p)
-            if n:
-                ids.extend(p)
-                word_of.extend([wi] * n)
-                first.append(True)
-                if n > 1:
-                    first.extend([False] * (n - 1))
+        parts = [table[s] for s in strs]
+        lens = list(map(len, parts))
+        ids = list(chain.from_iterable(parts))
+        word_of = np.repeat(np.arange(len(parts)), lens).tolist()
+        first = list(chain.from_iterable(map(_first_flags, lens)))
         out.append(EncodedText(ws, ids, word_of, first))
     return out
 
