@@ -9,26 +9,38 @@ label over each later occurrence that no span covers:
 - **the same word**: any word of two letters or more of a detected name, titles and particles
   aside;
 - **a nickname** of a detected given name, or the given name of a detected nickname, from the
-  English nickname table of the ``nicknames`` package (Apache-2.0);
+  English nickname table of the ``nicknames`` package (Apache-2.0) and the Spanish and French
+  hypocoristics of ``deid/data/hypocoristics.json`` ("Paco" of "Francisco", "Visi" of
+  "Visitación", "Dédé" of "André", "Maite" of "María Teresa");
 - **a pet form** of a detected given name: its first four letters or more ("Reme", "Manu"), or
   its stem with a diminutive ending ("Amparín", "Pierrot", "Juanito");
-- **initials**: the capitals of a detected name of two or three words ("TW"), or of an
+- **initials**: the capitals of a detected name of two or three words ("TW"), or its first three
+  when a span runs over four words ("O. M. Featherstone Hosp" -> "OMF"); in lower case alone on
+  their line, a signature ("D. Halvorsen RN" then "dh"); or the capitals of an
   institution's name of three capitalised words or more ("FRPMC" after "Front Range Presbyterian
   Medical Center"), or a hospital's acronym that a rule read beside its cue ("TGH ED": every
   later "TGH").
 
 Safeguards for words that are also common words: an occurrence in lower case counts only when
 the note writes a detected name in lower case too; a name that is also a common English word
-("Will", "Bill", "Rose", "May") counts only capitalised and not at the start of a sentence.
+("Will", "Bill", "Rose", "May") counts only capitalised and not at the start of a sentence,
+unless a title stands before it ("Dña. Amparo") or its common sense seldom opens a sentence in the
+note's language (a word of another language, a place, an adjective that follows its noun:
+"Victoire" in English, "Rosa" in Spanish; ``_SELDOM_OPENS``). A note writes names in lower case
+when a name span in lower case holds a given name the tables know or a word of a name it writes
+capitalised too ("ARJUN MENON", then "pot labelled arjun menon").
 A name span the model flagged alone and doubtfully (one word, score under 0.8) or an acronym of
 four capitals or fewer spreads nothing: a misread abbreviation must not be replaced everywhere.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 
 from deid.detection.own_words import is_person_word
 from deid.labels import Category, Label
@@ -38,6 +50,7 @@ from deid.spans import Span
 
 SOURCE = "echo"
 NICKNAME_SOURCE = "rules.nickname"
+SIGNATURE_SOURCE = "rules.signature_initials"
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _DIMINUTIVES = ("ito", "ita", "illo", "illa", "ín", "ina", "ot", "otte", "ette", "ou", "ie", "y", "i", "in")
 _POSSESSIVE = re.compile(r"(.+)['’]s")
@@ -54,7 +67,31 @@ def _nicknamer():  # type: ignore[no-untyped-def]
 def _nickname_forms(given: str) -> set[str]:
     namer = _nicknamer()
     forms = set(namer.nicknames_of(given)) | set(namer.canonicals_of(given))
-    return {fold(f) for f in forms if len(f) >= 3}
+    return {fold(f) for f in forms if len(f) >= 3} | _hypocoristics().get(given, frozenset())
+
+
+@lru_cache(maxsize=1)
+def _hypocoristics() -> dict[str, frozenset[str]]:
+    """Folded given name (one word, or several: "maria teresa") -> its Spanish and French
+    hypocoristics of one word, three letters or more, and each such form -> the given names it
+    stands for (``deid/data/hypocoristics.json``)."""
+    source = resources.files("deid.data").joinpath("hypocoristics.json")
+    table = json.loads(source.read_text(encoding="utf-8"))
+    out: dict[str, set[str]] = {}
+    for lang in ("es", "fr"):
+        for given, forms in table[lang].items():
+            for form in (fold(f) for f in forms):
+                if len(form) >= 3 and " " not in form and form != fold(given):
+                    out.setdefault(fold(given), set()).add(form)
+                    if " " not in given:
+                        out.setdefault(form, set()).add(fold(given))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _compound_given_names() -> tuple[str, ...]:
+    """The table's given names of several words ("maria teresa", "jose maria")."""
+    return tuple(k for k in _hypocoristics() if " " in k)
 
 
 def _pet_forms(given: str) -> set[str]:
@@ -103,6 +140,8 @@ def _other_initials(name: str) -> set[str]:
             letters = "".join(w[0] for w in words).upper()
             if 2 <= len(letters) <= 4:
                 forms.add(letters)
+            if i == 0 and len(letters) >= 4:  # a span run over a word after the name ("... Hosp")
+                forms.add(letters[:3])
     return forms - _CLINICAL_ABBREVIATIONS
 
 
@@ -160,46 +199,87 @@ def _cued_acronym(span: Span, words: Sequence[str]) -> bool:
             and word not in HOSPITAL_CLINICAL)
 
 
-def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
-    """``spans`` plus a span over each uncovered occurrence of a detected name's words, nicknames,
-    pet forms and initials (module docstring)."""
-    spans = sorted(spans, key=lambda s: (s.start, s.end))
-    words: dict[str, Label] = {}  # folded name word -> label of its first person
-    forms: dict[str, Label] = {}  # folded nickname or pet-form candidate -> label
-    initials: dict[str, Label] = {}
-    given: dict[str, Label] = {}  # folded given names met, whose forms are in ``forms``
-    lower_names = False
-    for s in spans:
-        if s.label.category is Category.ORG:
-            found = _WORD.findall(text, s.start, s.end)
-            for acro in _acronyms(found):
-                initials.setdefault(acro, s.label)
-            if _cued_acronym(s, found):
-                initials.setdefault(found[0], s.label)
-            continue
-        if s.label.category is not Category.PER:
-            continue
-        found = _WORD.findall(text, s.start, s.end)
+@dataclass
+class _Known:
+    """What the note's detected names give to look for elsewhere in it."""
+
+    words: dict[str, Label] = field(default_factory=dict)  # folded name word -> its first person's label
+    forms: dict[str, Label] = field(default_factory=dict)  # folded nickname or pet-form candidate -> label
+    initials: dict[str, Label] = field(default_factory=dict)
+    signed: dict[str, Label] = field(default_factory=dict)  # initials of a reference or signature block
+    given: dict[str, Label] = field(default_factory=dict)  # folded given names met, their forms in ``forms``
+    lower_names: bool = False
+    lower_seen: set[str] = field(default_factory=set)  # folded words of name spans in lower case
+
+    def add_org(self, s: Span, found: Sequence[str]) -> None:
+        for acro in _acronyms(found):
+            self.initials.setdefault(acro, s.label)
+        if _cued_acronym(s, found):
+            self.initials.setdefault(found[0], s.label)
+
+    def add_person(self, s: Span, found: Sequence[str], text: str) -> None:
+        if s.source == SIGNATURE_SOURCE and len(found) == 1 and found[0].isupper():
+            # initials a letter's reference or signature block gives ("N/Réf : VA/SL") sign again
+            # at its foot ("frappé le 21/05 - SL"): there only, never over a clinical abbreviation
+            if found[0] not in _CLINICAL_ABBREVIATIONS:
+                self.signed.setdefault(found[0], s.label)
+            return
+        self.lower_seen.update(fold(w) for w in found if w.islower())  # "pot labelled arjun menon"
         if not found or not _spreads(s, found):
-            continue
+            return
         for w in found:
             f = fold(w)
             if len(f) < 2 or f in TITLES_AND_PARTICLES:
                 continue
-            if w.islower():
-                lower_names = True
-            words.setdefault(f, s.label)
-            if f in given_names() and f not in given:
-                given[f] = s.label
-                for nick in _nickname_forms(f) | _pet_forms(f):
-                    forms.setdefault(nick, s.label)
+            self.lower_names = self.lower_names or w.islower()
+            self.words.setdefault(f, s.label)
+            self._add_forms(w, f, found, s.label)
+        folded = f" {' '.join(fold(w) for w in found)} "
+        for compound in _compound_given_names():
+            if f" {compound} " in folded:  # "María Teresa" is "Maite"
+                self._add(_hypocoristics()[compound], s.label)
         if (ini := _initials(found)) is not None:
-            initials.setdefault(ini, s.label)
+            self.initials.setdefault(ini, s.label)
         if len(found) >= 2:
             for ini in sorted(_other_initials(text[s.start : s.end])):
-                initials.setdefault(ini, s.label)
-    if not words and not initials:
+                self.initials.setdefault(ini, s.label)
+
+    def _add_forms(self, w: str, f: str, found: Sequence[str], label: Label) -> None:
+        if f in self.given:
+            return
+        if f in given_names():
+            self.given[f] = label
+            self._add(_nickname_forms(f) | _pet_forms(f), label)
+            return
+        self._add(_hypocoristics().get(f, ()), label)  # a pet form detected: "Paco", then "Francisco"
+        if _given_beside_capitals(w, found):  # "FERREIRA Constantino", then "Constant"
+            self._add(_pet_forms(f), label)
+
+    def _add(self, forms: Iterable[str], label: Label) -> None:
+        for nick in forms:
+            self.forms.setdefault(nick, label)
+
+    def settle(self) -> None:
+        # the note writes a name in lower case: a known given name, or a word of a name it also
+        # writes capitalised ("ARJUN MENON" in the header, "arjun menon" on the pot's label)
+        self.lower_names = self.lower_names or any(
+            len(f) > 2 and (f in given_names() or f in self.words) for f in self.lower_seen)
+
+
+def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
+    """``spans`` plus a span over each uncovered occurrence of a detected name's words, nicknames,
+    pet forms and initials (module docstring)."""
+    spans = sorted(spans, key=lambda s: (s.start, s.end))
+    known = _Known()
+    for s in spans:
+        if s.label.category is Category.ORG:
+            known.add_org(s, _WORD.findall(text, s.start, s.end))
+        elif s.label.category is Category.PER:
+            known.add_person(s, _WORD.findall(text, s.start, s.end), text)
+    known.settle()
+    if not known.words and not known.initials and not known.signed:
         return spans
+    words, forms, initials = known.words, known.forms, known.initials
     added: list[Span] = []
     covered_to, k = 0, 0  # words come in order: one walk over the spans, sorted by start
     for m in _WORD.finditer(text):
@@ -211,10 +291,15 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         w = m.group()
         label = _echo_label(w, words, forms, initials)
         end = m.end()
+        signer = initials.get(w.upper()) if w.islower() else known.signed.get(w)
+        if label is None and signer is not None and _signs_alone(text, m.start(), m.end()):
+            # "D. Halvorsen RN", then "dh" alone; "N/Réf : VA/SL", then "frappé le 21/05 - SL"
+            added.append(Span(m.start(), end, signer, SOURCE, 1.0))
+            continue
         if label is None and (owner := _POSSESSIVE.fullmatch(w)) is not None:
             w, end = owner[1], m.start() + len(owner[1])  # "KM's consent", "Gigi's songs"
             label = _echo_label(w, words, forms, initials)
-        if label is None or not _plausible_occurrence(w, text, m.start(), lower_names, language):
+        if label is None or not _plausible_occurrence(w, text, m.start(), known.lower_names, language):
             continue
         added.append(Span(m.start(), end, label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
@@ -239,12 +324,60 @@ def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label],
     return None
 
 
+def _given_beside_capitals(word: str, words: Sequence[str]) -> bool:
+    """A capitalised word beside a surname in capitals ("FERREIRA Constantino"): the given name,
+    whether the name tables know it or not (the French and Spanish way of writing a name)."""
+    return (len(word) >= 4 and word[0].isupper() and word[1:].islower() and not is_person_word(word)
+            and len(words) <= 3 and any(len(o) >= 3 and o.isupper() for o in words))
+
+
+def _signs_alone(text: str, start: int, end: int) -> bool:
+    """The word ends its line, alone on it or after a slash or a dash ("D. Halvorsen RN / dh",
+    "frappé le 21/05/2024 – SL"): a signature."""
+    if not 2 <= end - start <= 4:
+        return False
+    line_end = text.find("\n", end, end + 40)
+    rest = text[end : len(text) if line_end < 0 else line_end]
+    if rest.strip(" \t.") or (line_end < 0 and len(text) > end + 40):
+        return False  # more on the line after it
+    if _SIGNATURE_DASH.search(text, max(0, start - 4), start):
+        return True
+    line_start = text.rfind("\n", max(0, start - 40), start) + 1
+    return (line_start > 0 or start <= 40) and not text[line_start:start].strip(" \t-–—/")
+
+
+_SIGNATURE_DASH = re.compile(r"[ \t][/\-–—][ \t]*$")
+
+
+# A title before a word makes it a name whatever else the word means ("Dña. Amparo", whose point
+# is no sentence's end).
+_TITLE_BEFORE = re.compile(r"(?<![\w.])(?:Dña|Dª|Sra|Srta|Sr|Mme|Mlle|Mrs|Mr|Ms|Miss|Dr|Dra)\.?[ \t]+$")
+# Names that are also common words whose common sense seldom opens a sentence in that language: a
+# word of another language ("Victoire", "Amparo" in English), a place ("Sydney"), an adjective
+# that follows its noun in French and Spanish ("constant", "rosa", "blanca"). At the start of a
+# sentence such a word is still the name the note gave someone. Not the English modals, verbs
+# and nouns ("Will", "May", "Hope", "Rose", "Mark") nor "Dolores" ("Dolores abdominales").
+_PLACES = ("sydney", "georgia", "dakota", "savannah", "austin", "lourdes", "florence", "lorraine")
+_SELDOM_OPENS: dict[str, frozenset[str]] = {
+    "en": frozenset({"victoire", "pascal", "pierre", "rosa", "blanca", "mercedes", "pilar", "amparo",
+                     "consuelo", "soledad", "felicidad", *_PLACES}),
+    "fr": frozenset({"victoire", "constant", "rosa", "blanca", "mercedes", "pilar", "amparo", "consuelo",
+                     "soledad", "felicidad", *_PLACES}),
+    "es": frozenset({"victoire", "pascal", "pierre", "constant", "rosa", "blanca", "mercedes", "pilar",
+                     "amparo", "consuelo", "felicidad", *_PLACES}),
+}
+
+
 def _plausible_occurrence(w: str, text: str, start: int, lower_names: bool, language: str) -> bool:
     if w.islower() and (not lower_names or (language != "es" and is_person_word(w))):
         # "her", "son" in lower case are the words, whatever name holds them; not in Spanish,
         # where MEDDOCAN's guideline marks a relative's kinship word ("su esposa") as PHI
         return False
     if fold(w) in COMMON_WORDS:
+        if not w[0].isupper() or w.isupper():
+            return False
+        if _TITLE_BEFORE.search(text, max(0, start - 8), start):
+            return True
         sentence_start = _SENTENCE_END.search(text, max(0, start - 4), start) is not None
-        return w[0].isupper() and not w.isupper() and not sentence_start
+        return not sentence_start or fold(w) in _SELDOM_OPENS.get(language, frozenset())
     return True

@@ -12,9 +12,13 @@ these things are written, not of one corpus:
 - **the rest of an institution's name** in English notes ("Kennington Home Care Ltd", "Royal
   National Hospital for Rheumatic Diseases", "Guy's and St Thomas' NHS Foundation Trust");
 - **the rest of a person's name**: a given name the name tables know just before or after a
-  detected name ("Aimee Dupuis", "ROMERO GARCÍA Amparo", "OCAÑA VILLALBA, REMEDIOS"), a lone
-  capital initial right after one ("FENNIMORE, ROSE E", "Pruitt, Savannah L"), and a capital
-  initial with its point right before one ("M. Trewin").
+  detected name ("Aimee Dupuis", "ROMERO GARCÍA Amparo", "OCAÑA VILLALBA, REMEDIOS"), also
+  capitalised beside a surname in capitals ("GIMENEZ Amparo", "Paulette DURAND"), a surname in
+  capitals and a comma before a detected given name ("FEATHERSTONE, Olive": the inverted form of
+  headers and lists), a lone capital initial right after one ("FENNIMORE, ROSE E", "Pruitt,
+  Savannah L", also after a name grown to its comma: "CASTELLANO, VIRGINIA R"), and a capital
+  initial with its point right before one ("M. Trewin"); in Spanish, the second surname after a
+  given name and a first one, where the name ends ("Lidia Fuentes Olmo ·").
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ _NAME_WORD_AFTER = re.compile(r"(,?[ \t]+)([^\W\d_]{2,})\b")
 _COMMA_INITIAL = re.compile(r",[ \t]?[A-Z]\.(?:[ \t]?[A-Z]\.)*")
 _INITIAL_AFTER = re.compile(r"[ \t]([A-Z])\.?(?=\s|$|[,;)])")
 # A capital initial with its point right before a name, on its line ("M. Trewin", "J. Oduya"): the
-# rest of the name, whose letter its initials echo ("MT").
-_INITIAL_BEFORE = re.compile(r"(?<![\w.'’\-])([A-Z])\.[ \t]?$")
+# rest of the name, whose letter its initials echo ("MT"); also the Spanish "M.ª", "Mª" (María).
+_INITIAL_BEFORE = re.compile(r"(?<![\w.'’\-])([A-Z])(?:\.[ªº]?|[ªº])[ \t]?$")
 
 
 def _given_name(word: str) -> bool:
@@ -81,11 +85,29 @@ def _grow_capitals(span: Span, text: str) -> Span:
     return Span(start, end, span.label, span.source, span.score)
 
 
-def _same_case_style(word: str, name: str) -> bool:
-    """The word is written as the name is: capitals with capitals, capitalised otherwise."""
+def _same_case_style(word: str, name: str, gap: str) -> bool:
+    """The word is written as the name is: capitals with capitals, capitalised otherwise; or a
+    given name capitalised right beside a surname in capitals ("GIMENEZ Amparo", "Paulette
+    DURAND"), the French and Spanish way of writing a name (not across a comma: "León, DIAVERUM"
+    is a name and then its employer)."""
     if name.isupper() and len(name) > 1:
-        return word.isupper()
+        capitalised = word[0].isupper() and word[1:].islower()
+        return word.isupper() or ("," not in gap and capitalised and _given_name(word))
     return word[0].isupper()
+
+
+def _surname_before_comma(word: str, gap: str, name: str) -> bool:
+    """ "FEATHERSTONE, Olive": a surname in capitals and a comma before a capitalised name (the
+    inverted form of headers and lists), not a field's label."""
+    return ("," in gap and word.isupper() and len(word) >= 4 and word not in _FIELD_WORDS
+            and word not in _ROLE_WORDS and name[:1].isupper() and not name.isupper())
+
+
+# Roles written in capitals before a comma and the name of who holds them ("his CPN, Marek ...",
+# "IMCA, Will ..."): three letters or fewer are never taken (most roles), these four-letter ones
+# neither.
+_ROLE_WORDS = frozenset({"IMCA", "IDVA", "AMHP", "CHPN", "CRNA", "APRN", "LCSW", "RMHN", "NURSE", "CARER",
+                         "SISTER", "MATRON", "CONSULTANT", "REGISTRAR", "ADVOCATE", "KEYWORKER"})
 
 
 def _inverted_in_capitals(name: str, gap: str, word: str) -> bool:
@@ -94,25 +116,55 @@ def _inverted_in_capitals(name: str, gap: str, word: str) -> bool:
     return "," in gap and name.isupper() and word.isupper() and len(word) >= 2
 
 
+# Spanish names carry two surnames ("Lidia Fuentes Olmo"): a capitalised word after a given name
+# and a surname is the second when the name ends with it (a point, a comma, a bracket, a dash, the
+# line's end), unless it names a service ("Cardiología", "Urgencias").
+_SECOND_SURNAME = re.compile(
+    r"[ \t]([A-ZÁÉÍÓÚÑ][a-zñáéíóúü'’\-]{2,20})(?=[ \t]*(?:[·,;.()\n]|$|[ \t][-–—][ \t]))")
+# a field's label after a name in a signature block ("Email", "Dirección"), a title
+_NOT_SURNAMES = TITLES_AND_PARTICLES | {"email", "e-mail", "correo", "direccion", "telefono", "tel", "tfno",
+                                        "fax", "movil", "mail", "web", "nif", "dni", "colegiado", "col"}
+_SERVICE_ENDINGS = ("logia", "iatria", "urgencias", "planta", "unidad", "servicio", "hospital", "consulta",
+                    "centro", "clinica", "cirugia", "medicina", "enfermeria", "farmacia", "rehabilitacion")
+
+
+def _second_surname(span: Span, text: str, end: int) -> int:
+    """Where the name ends once its second surname is taken in (Spanish; module docstring)."""
+    words = text[span.start : end].split()
+    if len(words) < 2 or not all(w[:1].isupper() and not w.isupper() for w in words[-2:]):
+        return end
+    if _given_name(words[-1]) or not _given_name(words[-2]):
+        return end  # "Lidia Fuentes" is a given name and a surname; "Ana María" is two given names
+    m = _SECOND_SURNAME.match(text, end)
+    if m is None or fold(m[1]).endswith(_SERVICE_ENDINGS) or fold(m[1]) in _NOT_SURNAMES:
+        return end
+    return m.end(1)
+
+
 def _grow_person(span: Span, text: str, language: str) -> Span:
     name = text[span.start : span.end]
     start, end = span.start, span.end
     if name.endswith("."):
         return span  # a name that ends a sentence: the next word starts another one
     before = _NAME_WORD_BEFORE.search(text, max(0, start - 30), start)
-    if before and _given_name(before[1]) and _same_case_style(before[1], name) and "\n" not in before[2]:
+    if before and "\n" not in before[2] and (
+            (_given_name(before[1]) and _same_case_style(before[1], name, before[2]))
+            or _surname_before_comma(before[1], before[2], name)):
         start = before.start(1)
     elif name[:1].isupper() and (initial := _INITIAL_BEFORE.search(text, max(0, start - 4), start)) and (
             language != "fr" or initial[1] != "M"):  # the French "M." is Monsieur, a title
         start = initial.start(1)
     after = _NAME_WORD_AFTER.match(text, end)
-    if after and "\n" not in after[1] and _same_case_style(after[2], name) and (
+    if after and "\n" not in after[1] and _same_case_style(after[2], name, after[1]) and (
             _given_name(after[2]) or _inverted_in_capitals(name, after[1], after[2])):
         end = after.end(2)
     elif (initial_after_comma := _COMMA_INITIAL.match(text, end)) is not None:
         end = initial_after_comma.end()
+    if language == "es":
+        end = _second_surname(span, text, end)
     initial = _INITIAL_AFTER.match(text, end)
-    if initial and name.count(" ") + name.count(",") >= 1:
+    grown = text[start:end]  # "CASTELLANO" grown to "CASTELLANO, VIRGINIA" takes its "R"
+    if initial and grown.count(" ") + grown.count(",") >= 1:
         end = initial.end(1) + (1 if text[initial.end(1) : initial.end(1) + 1] == "." else 0)
     return Span(start, end, span.label, span.source, span.score)
 

@@ -31,7 +31,13 @@ of it is in a closed list of such words, so that the span itself is the proof:
   Medicine", "Hospital Medicine"): a department word beside capitalised words is dropped when
   the whole capitalised phrase is department words too;
 - **"Will" or "May" opening a sentence before a verb in its base form** ("Will follow daily.",
-  "May need PT"): the English modal, not the name ("Will reports ..." stays a name).
+  "May need PT"): the English modal, not the name ("Will reports ..." stays a name);
+- **numbers that say what they count** (issue 29), whatever the label: a room or bed number
+  after its word ("ch. 214", "Bed: MICU 9"), a floor or a numbered ward ("9th floor", "8 West"),
+  a hospital day ("POD 2", "day 5-7"), a duration's range ("9-12 months"), a gauge ("24 Fr"), a
+  value and its unit ("958 mGy"), gravidity and parity ("G2P2002"), a training grade ("FY1"), a
+  public helpline ("call 111"); and a date that is
+  a clock's part ("12|:40"), a range of clocks ("1015-1145") or a list's number ("2. Review").
 
 The lists are general vocabulary, not words read off an evaluation note. Rule spans are never
 touched here: each rule carries its own checks.
@@ -223,6 +229,9 @@ _CLOCK_WORD_BEFORE_NO_YEAR = re.compile(
     r"(?:\b(?:until|till|around|about|called|ETA|arrived|returned|out|since)[ \t]*~?|~|"
     r"\b\d{1,2}/\d{1,2}[ \t]+)[ \t]*$",
     re.IGNORECASE)
+# a capitalised word one space after: an address ("2300 Main St"); a column after several spaces
+# ("out 1050   Visit location") is not
+_CAPITALISED_AFTER_ONE_SPACE = re.compile(r"[ \t](?:(?:of|the|and|&)[ \t])*[A-Z]")
 _ROOM_AFTER = re.compile(r"[ \t]+(\d{1,3}[A-Za-z]?|[A-Za-z]\d{1,2})\b")
 _WARD_BEFORE = re.compile(r"\b(?:ward|bay|pod)[ \t]+$", re.IGNORECASE)
 
@@ -273,12 +282,110 @@ def _clock_time(span: Span, text: str, language: str) -> bool:
     return span.label in (Label.PHONE, Label.FAX)
 
 
+# A room's or a bed's number after its word ("ch. 214", "hab. 514-A", "rm 4W-07", "Bed: 9",
+# "Room/Bed: 214-B", "lit 14", "Ward 306"): the guideline's "room and bed numbers" are no PHI,
+# whatever label the model gave them (issue 29: read as streets, places, ids, phones).
+_ROOM_WORD_BEFORE = re.compile(
+    r"(?:\b(?:ch|chambre|chbre|lit|box|hab|habitaci[óo]n|cama|rm|room|bed|bay|cubicle|ward|pod|"
+    r"room/bed|bed/room)\.?[ \t]*(?:n[°ºo]\.?|#)?[ \t]*:?[ \t]*(?-i:[A-Z]{2,5}[ \t]+)?|\bPod[ \t]+[A-Z]-)$",
+    re.IGNORECASE)
+_ROOM_MISREAD_AS = frozenset({Category.DATE, Category.QID, Category.TEL, Category.AGE})
+_PO_BOX_BEFORE = re.compile(r"\b(?:p\.?[ \t]?o\.?|post[ \t]+office)[ \t]+box$", re.IGNORECASE)
+_ROOM = re.compile(r"\d{1,4}(?:[ \t]?-?[ \t]?(?:[A-Za-z]|\d{1,2}))?|\d[A-Za-z]-?\d{1,3}")
+# A clock's hour or minutes the model cut out of it ("12|:40", "11:|05-12|:10", "21h|58")
+_CLOCK_BEFORE = re.compile(r"\d[:h]$")
+_CLOCK_AFTER = re.compile(r"[:h][0-5]\d")
+_CLOCK_PART = re.compile(r"\d{1,2}(?:[ \t]?-[ \t]?\d{1,2})?")
+# two clock times, one of which no year can be ("1015-1145", "0700-1930")
+_CLOCK_RANGE = re.compile(r"((?:[01]\d|2[0-3])[0-5]\d)[ \t]*-[ \t]*((?:[01]\d|2[0-3])[0-5]\d)")
+# a list's number at the start of its line ("2. Discuss in MDT", "4) Review")
+_LIST_NUMBER_AFTER = re.compile(r"[.)][ \t]")
+
+
+# Numbers that say what they measure or count, whatever label the model gave them (issue 29):
+# a hospital day ("day 5-7", "POD 2", "J3"), a range of a duration ("9-12 months", "24-48h"), a
+# tube's gauge ("24 Fr"), a value and its unit ("958 mGy.cm"), a floor or a ward of a building
+# ("9th floor", "3er piso", "8 West"), a school year or grade ("1st yr", "2nd grade"), a doctor's
+# training grade ("ST5", "FY1"), gravidity and parity ("G2P2002"), a public helpline ("111",
+# "3114", "988")
+_HOSPITAL_DAY_BEFORE = re.compile(r"\b(?:day|POD|J|D|d[íi]a|jour)[ \t]*#?[ \t]*$", re.IGNORECASE)
+_SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[ \t]?[-–][ \t]?\d{1,2})?")
+_DURATION_RANGE_AFTER = re.compile(
+    r"[ \t]?[-–][ \t]?\d{1,3}[ \t]?(?:h|hrs?|hours?|days?|d|weeks?|wks?|months?|mo|mths?|years?|yrs?|"
+    r"jours?|semaines?|mois|ans|d[íi]as|semanas|meses|años)\b", re.IGNORECASE)
+_GAUGE = re.compile(r"\d{1,2}[ \t]?(?:Fr|F|Ch|G)")
+_UNIT_AFTER = re.compile(r"[ \t]?(?:mGy|Gy|mg|mcg|µg|kg|g|ml|mL|cm|mm|mmHg|bpm|UI|U/L|mmol|kPa|°C|%)(?![\w])")
+_NUMBER = re.compile(r"\d{1,5}(?:[.,]\d{1,3})?")
+_FLOOR = re.compile(
+    r"\d{1,2}(?:st|nd|rd|th|er|e|ème|º|ª)?[ \t]?(?:floor|fl|piso|planta|[ée]tage|[ée]t)\b\.?|"
+    r"\d{1,2}[ \t]?(?-i:West|East|North|South|W|E|N|S)(?![\w'’])", re.IGNORECASE)
+_STREET_AFTER = re.compile(r"[ \t]+(?:[A-Z][a-z]+|st|street|ave|avenue|rd|road|blvd)\b")
+_SCHOOL_YEAR = re.compile(r"\d{1,2}(?:st|nd|rd|th)[ \t]+(?:yr|year|grade|form)", re.IGNORECASE)
+_GRADE_ONLY = re.compile(r"(?:PGY|ST|FY|CT|SpR|F)-?\d")
+_GRAVIDA = re.compile(r"G\d{1,2}[ \t]?P\d{1,4}(?:[ \t]?A\d)?")
+_PUBLIC_NUMBERS = frozenset(
+    {"111", "999", "911", "988", "(988", "112", "061", "3114", "116117", "116123", "838255"})
+_CALL_BEFORE = re.compile(
+    r"\b(?:call|dial|text|line|number|num[ée]ro|appeler|llamar|tel[ée]fono)\b[^\n]{0,20}$", re.IGNORECASE)
+
+
+def _says_what_it_counts(span: Span, text: str) -> bool:
+    words = text[span.start : span.end]
+    if words in _PUBLIC_NUMBERS and (span.label in (Label.PHONE, Label.FAX, Label.DATE)
+                                     or _CALL_BEFORE.search(text, max(0, span.start - 30), span.start)):
+        return True
+    if _GRAVIDA.fullmatch(words) or _GRADE_ONLY.fullmatch(words):
+        return True
+    if _SCHOOL_YEAR.fullmatch(words) or _GAUGE.fullmatch(words):
+        return True
+    if _FLOOR.fullmatch(words) and not _STREET_AFTER.match(text, span.end):
+        return True
+    if _NUMBER.fullmatch(words) and _UNIT_AFTER.match(text, span.end):
+        return True
+    if _SMALL_NUMBERS.fullmatch(words) is None:
+        return False
+    return bool(_HOSPITAL_DAY_BEFORE.search(text, max(0, span.start - 8), span.start)
+                or ("-" not in words and _DURATION_RANGE_AFTER.match(text, span.end)))
+
+
+def _room_number(span: Span, text: str) -> bool:
+    if _ROOM.fullmatch(text, span.start, span.end) is None:
+        return False
+    m = _ROOM_WORD_BEFORE.search(text, max(0, span.start - 16), span.start)
+    # a post-office box is part of an address ("PO Box 4412", "Apartado 12"), not a room
+    return m is not None and _PO_BOX_BEFORE.search(text, max(0, m.start() - 12), m.start() + 3) is None
+
+
+def _cut_clock(span: Span, text: str) -> bool:
+    if _CLOCK_PART.fullmatch(text, span.start, span.end) is None:
+        return False
+    return bool(_CLOCK_BEFORE.search(text, max(0, span.start - 2), span.start)
+                or _CLOCK_AFTER.match(text, span.end))
+
+
+def _clock_range(span: Span, text: str) -> bool:
+    m = _CLOCK_RANGE.fullmatch(text, span.start, span.end)
+    return m is not None and not all(1850 <= int(t) <= 2100 for t in (m[1], m[2]))
+
+
+def _list_number(span: Span, text: str) -> bool:
+    word = text[span.start : span.end]
+    at_line_start = span.start == 0 or text[span.start - 1] == "\n"
+    listed = _LIST_NUMBER_AFTER.match(text, span.end) is not None
+    return word.isdigit() and len(word) <= 2 and at_line_start and listed
+
+
+def _not_a_date_of_its_own(span: Span, text: str) -> bool:
+    """A clock cut out of a time or a range of clocks, a list's number (issue 29)."""
+    return _cut_clock(span, text) or _clock_range(span, text) or _list_number(span, text)
+
+
 def _clock_by_context(span: Span, text: str, could_be_year: bool) -> bool:
     """Four digits a clock time by what stands before them: a date ("10/14/19 2000"), "@",
     "at", another clock opening a range ("0700 - 1930"); a value no year can be also after
     "until", "around", "called", "ETA", "~" ("stayed until 2300"). Not before a capitalised word
     on its line ("2300 Main St" is a house number, "1050 Bruxelles" a postcode)."""
-    if _CAPITALISED_AFTER.match(text, span.end) is not None:
+    if _CAPITALISED_AFTER_ONE_SPACE.match(text, span.end) is not None:
         return False
     before = text[max(0, span.start - 16) : span.start]
     m = _CLOCK_RANGE_BEFORE.search(before)
@@ -326,8 +433,19 @@ def names_no_one(span: Span, text: str, language: str) -> bool:
     if speaking is not None:
         span = Span(span.start, speaking.end(), span.label, span.source, span.score)
         words = text[span.start : span.end]
+    # a room or bed number read as a date, an identifier, a phone or an age is none of them; read as a
+    # place it stays (the proof on every label lost one realistic dev mention: recall first)
+    if category in _ROOM_MISREAD_AS and _room_number(span, text):
+        return True
+    if category is not Category.PER and _says_what_it_counts(span, text):
+        return True
+    if category is Category.DATE and _not_a_date_of_its_own(span, text):
+        return True  # before the cut-word guard: a clock's part is cut out of a clock
     if _cuts_a_word(span, text):
-        return False
+        # a clock closing a range whose first clock no year can be ("0700-|1930")
+        m = _CLOCK_RANGE_BEFORE.search(text, max(0, span.start - 16), span.start)
+        return (category is Category.DATE and _CLOCK.fullmatch(words) is not None and m is not None
+                and not 1850 <= int(m[1]) <= 2100)
     if category is Category.DATE and language in ("fr", "es", "en"):
         return _clock_time(span, text, language) or _no_date_word(span, text, language)
     if category is Category.PER:

@@ -14,6 +14,7 @@ from deid.rules import (  # noqa: F401  (registration)
     hospitals,
     identifiers,
     initials,
+    kin_names,
     nicknames,
     organisations,
     postcodes,
@@ -22,6 +23,7 @@ from deid.rules import (  # noqa: F401  (registration)
     short_ages,
     staff_roles,
     streets,
+    towns,
     us,
     weekdays,
 )

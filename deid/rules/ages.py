@@ -54,6 +54,11 @@ _KIN_BEFORE = re.compile(
     r"[^\n]{0,40}$", re.IGNORECASE)
 
 
+# A comparison sign opening a bracket of a criterion, right before the number (issue 29): "(âge > 80
+# ans", "PECARN (>=2 yo)" are limits of a rule; a person aged ">89" stays an age
+_THRESHOLD_BEFORE = re.compile(r"\((?:[ \t]*(?i:[âa]ge|edad|age))?[ \t]*[<>≤≥]=?[ \t]*$")
+
+
 @register("age", priority=60)
 class AgeRecognizer(RegexRecognizer):
     name = "age"
@@ -133,6 +138,8 @@ class AgeRecognizer(RegexRecognizer):
     }
 
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        if _THRESHOLD_BEFORE.search(text, max(0, match.start("phi") - 12), match.start("phi")):
+            return None  # "âge > 80 ans", "PECARN (>=2 yo)": a rule's threshold, no one's age
         if match.re is _NAMED_AGE:
             return self.label if _names_a_person(text, match) else None
         bare = match.re is self.patterns.get(language, ())[-1] and language in self._NEGATIVE

@@ -102,7 +102,7 @@ class DateRecognizer(RegexRecognizer):
             re.compile(_NOT_BEFORE + r"(?P<m>0?[1-9]|1[0-2])[/\-](?P<y>" + _YEAR4 + r")" + _NOT_AFTER),
             # a labelled date field keeps even a mistyped value: "Fecha de ingreso: 20/11//2014"
             re.compile(r"\b(?:fecha(?:\s+de(?:l)?\s+[\wáéíóú]+)?|date(?:\s+(?:de|d'|du|of)\s*[\wéè]+)?|"
-                       r"n[ée]e?\s+le|DOB|D\.O\.B\.)\s*:\s*(?P<phi>\d[\d/.\- ]{2,12}\d)(?![\w/])", _I),
+                       r"n[ée]e?\s+le|DOB|D\.O\.B\.)\s*:\s*(?P<phi>\d[\d/.\- ]{2,12}\d)(?![\w/:])", _I),
             # (1938), et al. 1993, Lindstrom & Martelin 1980 (a cited year is a date in MEDDOCAN)
             re.compile(r"\((?P<phi>" + _YEAR4 + r")\)"),
             re.compile(r"\bet\s+al\.?,?\s*\(?(?P<phi>" + _YEAR4 + r")"),
@@ -211,6 +211,8 @@ class DateRecognizer(RegexRecognizer):
     }
 
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        if "\n" in match.group() and not re.search(_YEAR4, match.group()):
+            return None  # "IOP 16 17\nOCT ...": a day and a month never sit on two lines
         if _PROPER_NAME_BEFORE.search(text, max(0, match.start() - 40), match.start()):
             return None  # "Hospital Universitario 12 de Octubre" is a hospital, not a date
         groups = match.groupdict()

@@ -54,6 +54,14 @@ _CUE_WINDOW = 24  # characters looked at before a mention: "transferred to the "
 _INITIALS = re.compile(r"(?<![\w&])[A-Z][A-Z&]{1,6}(?![\w&])")
 # An acronym defined in brackets right after the name: "Ysbyty Gwynedd (YG)".
 _DEFINED = re.compile(r"[ \t]{0,2}\((?P<acronym>[A-Z][A-Z&]{1,6})\)")
+# The name a place goes by, in brackets right after its name: "Royal Cornwall Hospital (Treliske)".
+_NOT_ALIAS = frozenset({
+    "Outpatients", "Outpatient", "Inpatient", "Inpatients", "Main", "Site", "Campus", "North", "South",
+    "East", "West", "Central", "Annex", "Ward", "Wards", "Dept", "Department", "Maternity", "Paediatrics",
+    "Pediatrics", "Emergency", "Radiology", "Imaging", "Private", "Formerly", "Previously", "Now", "Closed",
+    "Clinic",
+})  # fmt: skip
+_ALIAS = re.compile(r"[ \t]{0,2}\((?P<alias>[A-Z][a-z]{2,24}(?:[ \t][A-Z][a-z]{2,24})?)\)")
 
 
 def normalise(word: str) -> str:
@@ -136,6 +144,13 @@ class FacilityRecognizer:
             if defined:
                 wanted.add(defined.group("acronym"))
         wanted -= CLINICAL
+        aliases = {a.group("alias") for s in named
+                   if (a := _ALIAS.match(text, s.end)) is not None and a.group("alias") not in _NOT_ALIAS}
+        if aliases:
+            # the alias names the place wherever the note uses it ("back to Treliske next week")
+            names = "|".join(map(re.escape, sorted(aliases)))
+            alias = re.compile(rf"(?<![\w'’\-])(?:{names})(?![\w'’\-])")
+            spans.extend(Span(*m.span(), Label.HOSPITAL, f"rules.{self.name}") for m in alias.finditer(text))
         if wanted:
             covered = {(s.start, s.end) for s in spans}
             for m in _INITIALS.finditer(text):

@@ -29,12 +29,18 @@ _KINDS = (
     r"NHS[ \t]+(?:Foundation[ \t]+)?Trust|Health[ \t]+Board|Health[ \t]+and[ \t]+Social[ \t]+Care[ \t]+Trust|"
     r"Medical[ \t]+Group|Pa?ediatrics|Urgent[ \t]+Care|Care[ \t]+Home|Family[ \t]+Health|Eye[ \t]+Institute|"
     r"Endoscopy[ \t]+Cent(?:er|re)|Neurology[ \t]+Associates|Sports[ \t]+Medicine|Practice|"
-    r"Skilled[ \t]+Nursing(?:[ \t]+Facility)?|(?-i:SNF))"
+    r"Skilled[ \t]+Nursing(?:[ \t]+Facility)?|(?-i:SNF|CHC|FQHC)|Cent(?:er|re))"
 )
 _WORD = r"(?:St\.|Ste\.|[A-Z][A-Za-z'’\-]{1,24})"
 _JOINER = r"(?:&[ \t]+|of[ \t]+|the[ \t]+|and[ \t]+)"
 _PATTERN = re.compile(rf"(?<![\w'’\-])(?P<name>{_WORD}"
                       rf"(?:[ \t]+{_JOINER}?{_WORD}){{0,4}})[ \t]+{_KINDS}(?![\w'’])")
+# "St. Clare's", "St Luke's": a saint's name with its possessive is a hospital, a hospice or a school
+# (the plant, "St John's wort", and the feast, "St Patrick's Day", are not one).
+_SAINTS = re.compile(r"(?<![\w'’\-])(?:St\.?|Saint)[ \t]+[A-Z][a-z]{2,20}['’]s?(?![\w'’])"
+                     r"(?![ \t]+(?:[Ww]ort|[Dd]ay)\b)")
+# A branch after a name in capitals, to the end of its line: "KETTERING HEALTH URGENT CARE - CENTERVILLE".
+_BRANCH = re.compile(r"[ \t]+[-–][ \t]+[A-Z][A-Z'’\-]{2,24}(?:[ \t][A-Z][A-Z'’\-]{2,24}){0,2}[ \t]*(?=\n|$)")
 # "NHS Grampian", "NHS Lothian": a Scottish health board; not the number, the service or a nation.
 _NHS_REGION = re.compile(r"(?<![\w'’\-])NHS[ \t]+(?!(?i:No|Number|England|Digital|Direct|Scotland|Wales|App|"
                          r"Trust|Foundation|Choices|Login|Constitution|Health|Pension|Jobs|Professionals)\b)"
@@ -51,6 +57,11 @@ _GENERIC = frozenset({
     "medical", "health", "nhs", "social", "internal", "specialist", "advanced", "acute", "respiratory",
     "integrated", "neurology", "endoscopy", "their", "his", "her", "new", "old",
     "per", "to", "from", "at", "via", "medicare", "medicaid",  # "Per SNF", "Medicare SNF benefit"
+    # words before a centre that name a service or a rank, not a place ("Level I Trauma Center")
+    "trauma", "poison", "control", "level", "i", "ii", "iii", "iv", "call", "data", "shopping", "wellness",
+    "simulation", "infusion", "dialysis", "imaging", "burn", "stroke", "comprehensive", "day", "resource",
+    "recovery", "treatment", "assessment", "admissions", "admission", "test", "testing", "vaccination",
+    "student", "job", "visitor", "visitors", "information", "command", "operations",
 })  # fmt: skip
 
 
@@ -66,7 +77,13 @@ class HospitalNameRecognizer:
             words = [w.lower() for w in re.findall(r"[A-Za-z'’\-]+", m.group("name"))]
             if all(w in _GENERIC for w in words):
                 continue
-            spans.append(Span(m.start(), m.end(), Label.HOSPITAL, f"rules.{self.name}"))
+            end = m.end()
+            branch = _BRANCH.match(text, end) if m.group() == m.group().upper() else None
+            if branch is not None:
+                end = branch.end()
+            spans.append(Span(m.start(), end, Label.HOSPITAL, f"rules.{self.name}"))
+        for m in _SAINTS.finditer(text):
+            spans.append(Span(*m.span(), Label.HOSPITAL, f"rules.{self.name}"))
         for m in _NHS_REGION.finditer(text):
             spans.append(Span(*m.span(), Label.HOSPITAL, f"rules.{self.name}"))
         return sorted(spans)

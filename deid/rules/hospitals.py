@@ -13,6 +13,7 @@ SERVICE DE CARDIOLOGIE") is not part of it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import ClassVar
 
 from deid.labels import Label
@@ -53,6 +54,51 @@ _PATTERNS = {
 }
 
 
+# French names in small letters after the capitalised word for one, with the kind's adjectives in
+# between: "Clinique Mutualiste de l'Estuaire", "Hôpital gériatrique Les Bateliers", "Hôpital
+# neurologique et neurochirurgical Pierre Wertheimer", "Centre Cardio-thoracique de Reims". The model
+# reads the name's words as a person or a town and leaves the kind's words in clear. A name word is
+# capitalised; particles join them; at most five words, then punctuation or the line's end. The kind
+# may follow an elided article ("l'EHPAD Les Glycines").
+_FR_KEY = (r"(?:Centre[ \t]+[Hh]ospitalier|Groupe[ \t]+[Hh]ospitalier|Polyclinique|Clinique|H[ôo]pital|"
+           r"Centre|EHPAD|Maison[ \t]+de[ \t]+retraite)")
+_FR_ADJECTIVE = r"[a-zà-ÿ][a-zà-ÿ\-]{2,24}(?:ique|al|aire|if|ive|ier|i[eè]re)s?(?![\w'’\-])"
+# Capitalised words of the kind: a name made of them alone is a kind of centre ("Centre
+# Médico-Psychologique", "Centre Hospitalier Régional"), not one centre.
+_FR_KIND_WORDS = frozenset({
+    "hospitalier", "hospitaliere", "universitaire", "regional", "departemental", "intercommunal",
+    "psychiatrique", "specialise", "general", "generale", "prive", "public", "medical", "medicale",
+    "medico-psychologique", "medico-social", "geriatrique", "pediatrique", "sante", "soins", "suite",
+    "readaptation", "reeducation", "cardiologique", "oncologique", "antalgique", "hospitalo-universitaire",
+    "ssr", "chu", "chr",
+})  # fmt: skip
+_FR_NAME_WORD = (r"(?!(?:Service|Unit[ée]|P[ôo]le|Consultations?|Urgences|Secr[ée]tariat|T[ée]l|Fax|Adresse|"
+                 r"Jour|Nuit|Semaine|De|Du|Des|La|Le|Et)\b)"
+                 r"[A-ZÀ-Ý][\wÀ-ÿ]{1,24}(?:-[A-ZÀ-Ýa-zà-ÿ][\wÀ-ÿ]{0,24}){0,3}(?![\w'’\-])")
+_FR_NAME_PARTICLE = r"(?:(?:de|du|des|de[ \t]+la|les|Les|La|Le)[ \t]+|(?:d|l|de[ \t]+l|L)['’])"
+_FR_NAMED = re.compile(
+    rf"(?<![\w\-]){_FR_KEY}(?P<rest>(?:[ \t]+(?:et[ \t]+)?{_FR_ADJECTIVE}){{0,3}}[ \t]+{_FR_NAME_PARTICLE}?"
+    rf"{_FR_NAME_WORD}(?:[ \t]+{_FR_NAME_PARTICLE}?{_FR_NAME_WORD}|"
+    rf"{_FR_NAME_PARTICLE}{_FR_NAME_WORD}){{0,4}})"
+    # where a name ends is known only at punctuation or a line end ("Clinique Pervenche Saturation
+    # en baisse" in a note without punctuation is no name of three words)
+    r"(?=[ \t]*(?:[,.;:)(\n–]|[ \t]-[ \t]|$))"
+)
+# The town after the name, alone at the end of its line: "EHPAD Les Ajoncs, Pornichet".
+_FR_TOWN_AFTER = re.compile(r",[ \t]*(?P<town>[A-ZÀ-Ý][a-zà-ÿ'’]{1,24}(?:-[A-Za-zÀ-ÿ'’]{1,24}){0,4})"
+                            r"[ \t]*(?=\n|$)")
+# Spanish homes: "Residencia San Juan de Dios" (capitalised words, "de", "del", "la" between).
+_ES_RESIDENCE = re.compile(
+    r"(?<![\w'’\-])Resid[eè]ncia[ \t]+(?:(?:de|del|la|los|las)[ \t]+)?[A-ZÀ-Ý][\wÀ-ÿ'’\-]{1,24}"
+    r"(?:[ \t]+(?:(?:de|del|la|los|las|y|i)[ \t]+){0,2}[A-ZÀ-Ý][\wÀ-ÿ'’\-]{1,24}){0,4}"
+)
+_FR_CAPITALISED = re.compile(r"[A-ZÀ-Ý][\wÀ-ÿ\-]*")
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c)).lower()
+
+
 @register("hospital", priority=70)
 class HospitalRecognizer(RegexRecognizer):
     name = "hospital"
@@ -71,6 +117,19 @@ class HospitalRecognizer(RegexRecognizer):
             whole = language == "es" or key == key.upper() or _PARTICLE_START.match(m.group("name"))
             start = m.start() if whole else m.start("name")
             out.append(Span(start, m.end(), self.label, f"rules.{self.name}"))
+        if language == "fr":
+            for m in _FR_NAMED.finditer(text):
+                words = _FR_CAPITALISED.findall(m.group("rest"))
+                # a name in capitals is the first pattern's, with its own extent ("Hôpital COCHIN")
+                if all(_fold(w) in _FR_KIND_WORDS for w in words) or all(w.isupper() for w in words):
+                    continue
+                out.append(Span(*m.span(), self.label, f"rules.{self.name}"))
+                town = _FR_TOWN_AFTER.match(text, m.end())
+                if town is not None:
+                    out.append(Span(*town.span("town"), Label.CITY, f"rules.{self.name}"))
+        if language == "es":
+            source = f"rules.{self.name}"
+            out.extend(Span(*m.span(), self.label, source) for m in _ES_RESIDENCE.finditer(text))
         return out
 
 

@@ -41,6 +41,24 @@ _ROLE_PAREN = re.compile(
 # a French nurse's or aide's initials after the role and a colon: "IDE : CL", "AS: JBR" (a
 # signature of the transmissions; the role is in capitals, the initials two or three capitals)
 _ROLE_COLON = re.compile(r"\b(?:IDE|AS|ASH|IBODE|IADE|ASD|AMP)[ \t]?:[ \t]?(?P<a>[A-Z]{2,3})(?!\w)")
+# an English theatre or pharmacy field that takes a person's initials ("Anaesthetist: JP",
+# "Scrub: MO", "Screened: RK (pharm)", "Dispensed: 02/09/21 DF"), maybe after the field's date
+_ROLE_FIELD = re.compile(
+    r"\b(?i:an(?:a)?esthetist|scrub(?:[ ]nurse)?|circulat(?:ing|or)(?:[ ]nurse)?|screened|checked|"
+    r"dispensed|verified|witness(?:ed)?|scribe|counter-?signed|co-?signed)(?:[ ](?i:by))?[ \t]?:[ \t]?"
+    r"(?:\d{1,2}/\d{1,2}/\d{2,4}[ \t]+)?(?P<a>[A-Z]{2,3})(?![\w/])")
+# a nurse's initials after the role ("handoff to NOC RN DW @ 1930") or before it at the end of a
+# line ("SM DN", "KL RN"): how nurses sign an entry
+_NURSE = r"RN|DN|HCA|CNA|LPN|RGN|RMN|SN"
+_AFTER_ROLE = re.compile(rf"\b(?:{_NURSE})[ ](?P<a>[A-Z]{{2,3}})(?=[ \t]*(?:@|$|[,;.)]|at\b))", re.MULTILINE)
+_BEFORE_ROLE = re.compile(rf"^[ \t\-–]*(?P<a>[A-Z]{{2,3}})[ ](?:{_NURSE}|NA|OT|PT|SLT|SW)[ \t]*$",
+                          re.MULTILINE)
+# Capitals those fields and roles also take that are no one's initials.
+_CLINICAL = frozenset({"GA", "LA", "IV", "IM", "PO", "SC", "BP", "HR", "ED", "ER", "OR", "GP", "MD", "DO",
+                       "PRN", "ICU", "NPO", "NBM", "NA", "OK", "PT", "OT", "CT", "MRI", "ECG", "NG",
+                       # a nurse's other roles and degrees ("RN BSN", "RN DN")
+                       "RN", "DN", "SN", "EN", "HCA", "CNA", "LPN", "RGN", "RMN", "BSN", "MSN", "CNS", "CCRN",
+                       "APRN", "DNP", "FNP", "NP", "PA", "CPN", "MBA", "MPH", "PHD", "CNM", "SRN"})
 _TYPED_BY = re.compile(
     r"\b(?:transcribed|typed|dictated|tap[ée]e?|dactylographi[ée]e?|transcrit[oae]?|mecanografiad[oa])"
     r"[ \t]+(?:by|par|por)[ \t]*+:?[ \t]*+(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
@@ -52,13 +70,16 @@ class SignatureInitialsRecognizer:
 
     def find(self, text: str, language: str) -> list[Span]:
         spans: dict[tuple[int, int], Span] = {}
-        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN, _ROLE_COLON, _AUTHOR_TYPIST_AT_END):
+        for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN, _ROLE_COLON, _AUTHOR_TYPIST_AT_END,
+                        _ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE):
             for m in pattern.finditer(text):
                 for group in ("a", "b", "c"):
                     if group in pattern.groupindex and m.group(group):
                         start, end = m.span(group)
                         word = text[start:end]
                         if pattern in (_ROLE_PAREN, _ROLE_COLON) and not word.isupper():
+                            continue
+                        if pattern in (_ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE) and word in _CLINICAL:
                             continue
                         # a typist's initials in capitals after a slash are no unit ("HB/MG")
                         after_slash = group != "a" and word.isupper() and _initials(m.group("a"), False)

@@ -58,6 +58,13 @@ _GENERIC = frozenset({
     "call", "via", "from", "to", "at", "with", "by", "per", "see", "ask", "tell", "phone", "nominated",
     "usual", "regular", "new", "old", "private", "public", "or",
 })  # fmt: skip
+# Words after an employer's cue that name no employer: a place of work in general, a time, a pronoun.
+_NOT_EMPLOYER = frozenset({
+    "nhs", "night", "nights", "weekends", "weekend", "present", "moment", "times", "i", "he", "she", "we",
+    "they", "it", "this", "that", "casa", "domicile", "maison", "home", "school", "university", "college",
+    "work", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mr", "mrs",
+    "ms", "dr", "pt", "patient",
+})  # fmt: skip
 _DETERMINERS = frozenset({"the", "a", "an", "our", "your", "his", "her", "their", "my"})
 # A charity's name inside a hospital's ("Hospital Cruz Roja de Bilbao") is the hospital's.
 _CHARITIES = re.compile(
@@ -66,6 +73,34 @@ _CHARITIES = re.compile(
     r"Secours[ \t](?:Populaire|Catholique)|Restos[ \t]du[ \t]C(?:œ|oe)ur|Emmaüs|Cáritas|Caritas|"
     r"Alzheimer's[ \t]Society|France[ \t]Alzheimer|Salvation[ \t]Army)\b"
 )
+
+
+# An employer or a school after the words that introduce one ("works at", "employed by", "student
+# at", "trabaja en", "travaille chez"): "barista at Artifact Coffee", "Works as a CNA at the Barron
+# Center". The name is one to four capitalised words; a name of kind words only ("works for the NHS",
+# "works from Home") is none.
+_EMPLOYER_CUE = {
+    "en": (r"(?:works?|working|worked|employed|employee|job|volunteers?|volunteering|studies|studying|"
+           r"student|pupil|enrolled|teaches|teaching)(?:[ \t]+(?:part-time|full-time|nights|days))?"
+           r"(?:[ \t]+as[ \t]+(?:an?[ \t]+)?[\w\-]{1,24}(?:[ \t][\w\-]{1,24}){0,2})?[ \t]+(?:at|for|by)"),
+    "fr": (r"(?:travaille|travaillait|employ[ée]e?|salari[ée]e?|[ée]tudiante?|scolaris[ée]e?|[ée]l[èe]ve)"
+           r"(?:[ \t]+comme[ \t]+[\w\-]{1,24}(?:[ \t][\w\-]{1,24}){0,2})?[ \t]+(?:chez|à|au|par|pour)"),
+    "es": (r"(?:trabaja|trabajaba|empleada?|estudiante|estudia|alumn[oa])"
+           r"(?:[ \t]+como[ \t]+[\w\-]{1,24}(?:[ \t][\w\-]{1,24}){0,2})?[ \t]+(?:en|para)"),
+}  # fmt: skip
+# A word of the name: not a title (a person follows) nor a capitalised preposition ("Amazon For 3 Years").
+_EMPLOYER_WORD = (
+    r"(?!(?:Dr|Mr|Mrs|Ms|Miss|Prof|Mme|M|Sr|Sra|For|In|Since|As|At|On|From|To|Until|With|"
+    r"Depuis|Desde|Como|Comme)\b)(?:[A-ZÀ-Þ][\w'’\-]{0,30}|&)"
+)
+_EMPLOYER = {
+    lang: re.compile(
+        rf"(?<![\w'’\-])(?i:{cue})[ \t]+(?:(?:the|la|le|l['’]|el|los|las)[ \t]*)?"
+        rf"(?P<name>{_EMPLOYER_WORD}(?:[ \t]+(?:(?:of|de|del|du|des|la|y|et|and)[ \t]+)?"
+        rf"{_EMPLOYER_WORD}){{0,3}})(?![\w'’\-])"
+    )
+    for lang, cue in _EMPLOYER_CUE.items()
+}
 
 
 @register("organisation", priority=86)
@@ -86,6 +121,12 @@ class OrganisationRecognizer:
                     found.add((start, m.end()))
         for m in _CHARITIES.finditer(text):
             found.add(m.span())
+        employer = _EMPLOYER.get(language)
+        if employer is not None:
+            for m in employer.finditer(text):
+                words = re.findall(r"[\w'’\-]+", m.group("name"))
+                if any(w.lower() not in _GENERIC and w.lower() not in _NOT_EMPLOYER for w in words):
+                    found.add(m.span("name"))
         return drop_nested(Span(a, b, Label.ORG, f"rules.{self.name}") for a, b in found)
 
 

@@ -31,6 +31,13 @@ _TEMPERATURE_BEFORE = re.compile(
 _GAUGE_AFTER = re.compile(
     r"[ \t]*(?:foley|cath(?:eter)?|ng|ngt|og|ogt|tube|sheath|ett|drain|trach|suction|introducer|"
     r"pigtail|coude|silicone|latex|fr\b|french|3-way|2-way|three-way|two-way)", _I)
+# A duration in years, not an age: "x 19 yrs", "for 5 yrs", "x ~2 yrs", "in 3 yr" (issue 29)
+_DURATION_BEFORE = re.compile(r"\b(?:x|for|in|over|past|last|within|every|since|lasting)[ \t]*~?[ \t]*$", _I)
+_YEARS_SHORT = re.compile(r"\d{1,3}\s?(?:y|Y|yr|yrs)")
+# A stage or a class written with a letter: "ERC estadio 3a", "stage 3a", "stade 4a"
+_STAGE_BEFORE = re.compile(r"\b(?:estadio|stage|stade|grado|grade|tipo|type|clase|classe|NYHA|CKD|ERC|IRC)"
+                           r"[ \t]*:?[ \t]*$", _I)
+_THRESHOLD_BEFORE = re.compile(r"\((?:[ \t]*(?i:[âa]ge|edad|age))?[ \t]*[<>≤≥]=?[ \t]*$")
 _NOT_AFTER_NUMBER = r"(?!\s*(?:%|mg|mcg|kg|g\b|mm|cm|ml|mL|am\b|pm\b|h\b|hrs?\b|min|d\b|wks?\b|\.\d|,\d|/))"
 
 
@@ -88,6 +95,12 @@ class ShortAgeRecognizer(RegexRecognizer):
             return None
         digits = re.match(r"\d+", match.group("phi"))
         if digits is None or int(digits.group()) > 115:
+            return None
+        start = match.start("phi")
+        before = text[max(0, start - 16) : start]
+        if _STAGE_BEFORE.search(before) or _THRESHOLD_BEFORE.search(before):
+            return None  # a stage ("estadio 3a"), a rule's age limit ("PECARN (>=2 yo)")
+        if _YEARS_SHORT.fullmatch(match.group("phi")) and _DURATION_BEFORE.search(before):
             return None
         if "sex" in match.groupdict() and (
                 _TEMPERATURE_BEFORE.search(text, max(0, match.start() - 16), match.start())

@@ -326,6 +326,20 @@ _BOUNDED_ANYNAME = (
 _KIN = (r"dtr|daughter|son|wife|husband|mother|father|mom|dad|sister|brother|niece|nephew|granddaughter|"
         r"grandson|"
         r"partner|spouse|HCP|proxy|friend|neighbor|neighbour")  # fmt: skip
+# Kinship words that give a name in brackets ("mother (Keiko)", "Sister (Efua)", "Mum (Amparo)"):
+# what a bracket after a kinship word holds is a name, an age or a state, never a sentence.
+_KIN_BRACKET = (
+    _KIN + r"|mum|mam|mummy|mommy|aunt|auntie|uncle|cousin|grandmother|grandfather|grandma|"
+    r"grandpa|granny|stepmother|stepfather|stepson|stepdaughter|fianc[ée]e?|girlfriend|boyfriend|"
+    r"guardian|carer"
+)
+# What such a bracket holds that is no name: a state, or an eponymous disease ("mother (Alzheimer's)").
+_NOT_A_NAME_IN_BRACKETS = frozenset({
+    "deceased", "alive", "living", "estranged", "adopted", "present", "absent", "nok", "step", "late",
+    "alzheimer", "alzheimer's", "parkinson", "parkinson's", "crohn", "crohn's", "hodgkin", "huntington",
+    "huntington's", "addison", "cushing", "wilson", "marfan", "down", "down's", "turner", "lynch",
+    "graves", "hashimoto", "raynaud", "paget", "asperger", "tourette",
+})  # fmt: skip
 _NOT_A_NAME = frozenset(
     [
         "pt",
@@ -368,13 +382,26 @@ class EnglishNameRecognizer(RegexRecognizer):
         "en": (
             re.compile(rf"\b(?P<field>(?i:name|patient|pt|patient\s+name))[ \t]*:[ \t]*(?P<phi>{_ANYNAME})"),
             re.compile(
-                rf"(?P<phi>(?:[A-Z]\.[ ]?)?{_CAPNAME}),?[ ](?P<degree>MD|RN|NP|DO|PA-C|LPN|CNA|RRT|LICSW)\b"
+                rf"(?P<phi>(?:[A-Z]\.[ ]?)?{_CAPNAME}),?[ ](?P<degree>MD|RN|NP|DO|PA-C|LPN|CNA|RRT|LICSW|"
+                rf"CRNA|APRN|FNP|DPT|LCSW|PharmD)\b"
+            ),
+            # a role before an initial and a surname: "plastics PA J. Oduya", "RN K. Lozano"
+            re.compile(
+                r"\b(?P<degree>PA|NP|RN|CRNA|APRN)[ ]"
+                r"(?P<phi>[A-Z]\.[ ]?[A-Z][a-z'’]+(?:-[A-Z][a-z'’]+)?)\b"
+            ),
+            # an officer by rank and name: "security ofc Dukes", "police officer Tran" ("Officer
+            # Training" is no one: the full word only after whose officer it is)
+            re.compile(
+                r"\b(?P<degree>(?i:ofc|sgt|(?:security|police|custody|prison|probation)[ ]"
+                r"(?:officer|sergeant|deputy|constable)))\.?[ ](?P<phi>[A-Z][a-z'’\-]+)\b"
             ),
             re.compile(
                 r"(?:^|--[ ]|\n)[ \t]*(?P<phi>[a-z][a-z'’\-]+)[ ](?P<degree>rn|md|np)\b", re.MULTILINE
             ),
             re.compile(rf"\b(?P<kin>(?i:{_KIN}))[ ](?P<phi>{_CAPNAME})\b"),
             re.compile(rf"\b(?P<phi>{_CAPNAME})[ ]\((?P<kin>(?i:{_KIN}))\)"),
+            re.compile(rf"\b(?P<kin>(?i:{_KIN_BRACKET}))[ ]?\((?P<phi>[A-Z][a-z'’\-]+)\)"),
             re.compile(r"(?:^|:[ \t]*)(?P<phi>[A-Za-z][a-zA-Z'’\-]+)[ ]is[ ]an?[ ]\d", re.MULTILINE),
             re.compile(
                 rf"\b(?:Pt|Patient)[ ](?P<phi>(?:[A-Z]\.[ ]?)?{_CAPNAME}|"
@@ -394,6 +421,9 @@ class EnglishNameRecognizer(RegexRecognizer):
         name = match.group("phi")
         first = name.split()[0].strip(",").lower()
         if first in _NOT_A_NAME or name.lower() in _COMMON:
+            return None
+        bracketed = text[match.start("phi") - 1 : match.start("phi")] == "("
+        if bracketed and name.lower() in _NOT_A_NAME_IN_BRACKETS:
             return None
         groups = match.groupdict()
         if groups.get("degree"):

@@ -420,6 +420,9 @@ def _ages(a: NoteAudit, order: str) -> list[Finding]:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,/:]\d+)*")
+# the sorting office's number of a French postal address ("35033 Rennes Cedex 9"): part of the
+# address the gold marks as town and postcode, no clinical number (issue 29)
+_CEDEX_BEFORE = re.compile(r"\bcedex[ \t]*$", re.IGNORECASE)
 
 
 def _clinical_values(a: NoteAudit) -> list[Finding]:
@@ -428,6 +431,8 @@ def _clinical_values(a: NoteAudit) -> list[Finding]:
     found = []
     for n in _NUMBER.finditer(a.note.text):
         if any(s < n.end() and n.start() < e for s, e in gold):
+            continue
+        if _CEDEX_BEFORE.search(a.note.text, max(0, n.start() - 8), n.start()):
             continue
         for r in a.replaced:
             if r.start < n.end() and n.start() < r.end and r.surrogate != a.note.text[r.start : r.end]:

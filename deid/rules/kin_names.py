@@ -1,0 +1,72 @@
+"""A name in brackets after a kinship word, in French and Spanish notes: "sa fille aînée (Fanta)",
+"(hija, Yokasta)", "su esposo (Wilmer)".
+
+Notes name a relative by the given name alone beside the kinship word, often a name the name
+tables do not hold ("Fanta", "Yokasta"): the given-name rule cannot see it, the model often misses
+it, and each one left names the family (issue 29). What a bracket after a kinship word holds (or
+what follows its comma inside a bracket) is the relative's name, an age or a state; a capitalised
+word there, not an eponymous disease ("mère (Alzheimer)") nor a state ("père (décédé)"), is a
+RELATIVE. A kinship word followed by a bare capitalised word is left to the other rules: family
+history lists write diseases so ("mère Alzheimer, père Parkinson"). English has the same forms in
+``deid.rules.us``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deid.labels import Label
+from deid.rules.names import TITLES_AND_PARTICLES, fold
+from deid.rules.registry import register
+from deid.spans import Span
+
+_KIN: dict[str, str] = {
+    "fr": (
+        r"fille|fils|[ée]pouse|[ée]poux|mari|femme|compagne|compagnon|conjointe?|m[èe]re|p[èe]re|"
+        r"s[œo]eur|fr[èe]re|petite-fille|petit-fils|ni[èe]ce|neveu|belle-fille|beau-fils|gendre|"
+        r"belle-s[œo]eur|beau-fr[èe]re|tante|oncle|cousine?|amie?|voisine?|aidante?"
+    ),
+    "es": (
+        r"hija|hijo|esposa|esposo|marido|mujer|pareja|madre|padre|hermana|hermano|nieta|nieto|"
+        r"sobrina|sobrino|nuera|yerno|cu[ñn]ada|cu[ñn]ado|t[íi]a|t[íi]o|prima|primo|suegra|suegro|"
+        r"amiga|amigo|vecina|vecino|cuidadora|cuidador"
+    ),
+}
+# an adjective that may stand between the kinship word and its bracket ("fille aînée", "hija mayor")
+_ADJECTIVE = (
+    r"a[îi]n[ée]e?|cadette?|benjamine?|unique|jumelle?|cadet|"
+    r"mayor|menor|peque[ñn][oa]|mediana?|[úu]nic[oa]"
+)
+_NAME = r"[A-ZÀ-Þ][a-zß-ÿ'’\-]{1,20}"
+_PATTERNS = {
+    lang: re.compile(
+        rf"(?<![\w\-])(?i:{kin})(?:[ \t]+(?i:{_ADJECTIVE}))?"
+        rf"(?:[ \t]?\([ \t]?|(?<=\w),[ \t](?=[^()\n]{{1,24}}\)))(?P<name>{_NAME}(?:[ \t]{_NAME})?)[ \t]?\)"
+    )
+    for lang, kin in _KIN.items()
+}
+# What the bracket holds that is no name: a state, an eponymous disease.
+_NOT_NAMES = frozenset({
+    "decede", "decedee", "fallecido", "fallecida", "vivant", "vivante", "vivo", "viva", "tutrice",
+    "tuteur", "tutor", "tutora", "curatrice", "curateur", "referente", "referent", "aidant", "aidante",
+    "alzheimer", "parkinson", "crohn", "hodgkin", "huntington", "addison", "cushing", "wilson", "marfan",
+    "down", "turner", "lynch", "basedow", "hashimoto", "raynaud", "paget", "charcot", "horton",
+    "biermer", "kahler", "steinert", "duchenne", "recklinghausen", "graves",
+})  # fmt: skip
+
+
+@register("kin_name", priority=64)
+class KinNameRecognizer:
+    name = "kin_name"
+
+    def find(self, text: str, language: str) -> list[Span]:
+        pattern = _PATTERNS.get(language)
+        if pattern is None:
+            return []
+        spans = []
+        for m in pattern.finditer(text):
+            word = m.group("name").split()[0]
+            if fold(word) in _NOT_NAMES or fold(word) in TITLES_AND_PARTICLES:
+                continue
+            spans.append(Span(m.start("name"), m.end("name"), Label.RELATIVE, f"rules.{self.name}"))
+        return spans
