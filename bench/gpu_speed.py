@@ -405,61 +405,10 @@ def worker_decode_packed(
 
 
 def flash_varlen(device: str, dtype: Any) -> tuple[Callable[..., Any] | None, str]:
-    """Flash attention's variable-length kernel as ``f(q, k, v, cu, max_len)`` for (tokens, heads,
-    dim) inputs, the first way this torch offers that runs and agrees with SDPA window by window
-    (torch.nn.attention.varlen, then aten's own op; each on views of the fused QKV product, then on
-    contiguous copies); None and why where none does (a CPU, fp32)."""
-    import torch
+    """Flash attention's variable-length kernel, as the product finds it (``deid.ner.packed``)."""
+    from deid.ner.packed import varlen_attention
 
-    F = torch.nn.functional
-    tries: list[tuple[str, Callable[..., Any]]] = []
-    try:
-        from torch.nn.attention.varlen import varlen_attn
-
-        tries.append(
-            (
-                "torch.nn.attention.varlen.varlen_attn",
-                lambda q, k, v, cu, m: varlen_attn(q, k, v, cu, cu, m, m),
-            )
-        )
-    except ImportError:
-        pass
-    op = getattr(torch.ops.aten, "_flash_attention_forward", None)
-    if op is not None:
-        tries.append(
-            (
-                "aten._flash_attention_forward",
-                lambda q, k, v, cu, m: op(q, k, v, cu, cu, m, m, 0.0, False, False)[0],
-            )
-        )
-    gen = torch.Generator(device="cpu").manual_seed(0)
-    lens = [7, 130, 33]
-    cu_h = np.concatenate(([0], np.cumsum(lens))).astype(np.int32)
-    qkv = torch.randn(int(cu_h[-1]), 3 * 384, generator=gen).to(device=device, dtype=dtype)
-    q, k, v = (z.view(-1, 12, 32) for z in qkv.split(384, dim=-1))
-    bounds = zip(cu_h[:-1].tolist(), cu_h[1:].tolist(), strict=True)
-    ref = torch.cat([F.scaled_dot_product_attention(*(z[a:b].transpose(0, 1).float() for z in (q, k, v)))
-                     .transpose(0, 1) for a, b in bounds])  # fmt: skip
-    cu = torch.from_numpy(cu_h).to(device)
-    why = []
-    for name, f in tries:
-        for contiguous in (False, True):
-            try:
-                args = [z.contiguous() for z in (q, k, v)] if contiguous else [q, k, v]
-                got = f(*args, cu, max(lens))
-                err = (got.float() - ref).abs().max().item()
-                if err > 1e-2:
-                    why.append(f"{name}: off by {err:.2g}")
-                    continue
-            except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
-                why.append(f"{name}{' (contiguous)' if contiguous else ''}: {str(e).splitlines()[0][:120]}")
-                continue
-            if contiguous:
-                return (
-                    lambda q, k, v, cu, m, f=f: f(q.contiguous(), k.contiguous(), v.contiguous(), cu, m)
-                ), f"{name} (contiguous q, k, v)"
-            return f, name
-    return None, "; ".join(why) or "no variable-length attention in this torch"
+    return varlen_attention(device, dtype)
 
 
 class FastEncoder:
