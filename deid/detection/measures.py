@@ -51,7 +51,7 @@ _NAMES = (
     # "Alvarado 8/10", "Apgars 8/9", "TOF 4/4", "Myotomes 5/5", "VA (Snellen) 6/18", "recall 2/5")
     r"apgars|RCRI|PRAS|PRAM|PAS|PEWS|NEWS2?|MEWS|AUDIT(?:-C)?|6CIT|AMTS|ACE(?:-III)?|M-CHAT(?:-R(?:/F)?)?|"
     r"alvarado|BASDAI|BASFI|BASMI|CURB-?65|CHA2DS2-VASc|HAS-BLED|wells|centor|FLACC|RASS|TOF|"
-    r"myotomes?|grip|recall|snellen|pinhole|"
+    r"myotomes?|grip|recall|snellen|pinhole|aldrete|"
     # geriatric and mood scales, a bowel preparation, muscles and movements graded out of 5 (issue
     # 29: "IADL 4/8", "HADS : anxiété 9/21", "Algoplus 3/5", "test de l'horloge 4/7", "BBPS 3/3/3",
     # "Quadriceps | D 4/5", "hip flex 3/5", "déficit MSD 2/5")
@@ -86,7 +86,10 @@ _UK_AFTER = re.compile(r"\s*(?:ago|later|hx|history|post|previously|course|suppl
 _UK_RANGE = re.compile(r"(\d{1,2})\s?[-–]\s?(\d{1,2})\s?/\s?(7|12|52)")
 # a visual acuity in Snellen's notation, in metres or feet ("6/18", "6/7.5", "20/40")
 _SNELLEN = re.compile(r"(6|3|20)\s?/\s?(5|6|7\.5|9|12|18|24|36|60|20|25|30|40|50|70|80|100|200|400)")
+# ... or what is said only of a visual acuity ("RE 6/18 unaided, 6/12 with pinhole")
 _EYE_AFTER = re.compile(r"\s*(?:in\s+the\s+)?(?:(?:better|worse|right|left|affected|other)\s+)?eye\b|"
+                        r"\s*,?\s*(?:unaided|aided|uncorrected|corrected|(?:with\s+|c\s+)?(?:pinhole|glasses|"
+                        r"spectacles|correction))\b|"
                         r"\s*\(?(?-i:OD|OS|OU|OG|ODG|RE|LE)\b", re.IGNORECASE)
 # a glued grade sign ("4-/5", "4+/5"): a muscle's grade, never a day
 _GRADED = re.compile(r"(\d{1,3})[+-]\s?/\s?(\d{1,3})")
@@ -106,6 +109,8 @@ _RANKS = re.compile(r"\d(?:st|nd|rd|th)\s?/\s?\d(?:st|nd|rd|th)")
 _DIGIT_AFTER = re.compile(
     r"\s*(?:toes?|fingers?|digits?|ribs?|metatarsals?|metacarpals?|MTPJs?|MCPJs?|ICS)\b", re.IGNORECASE)
 _E_OVER_E = re.compile(r"E\s?/\s?e['’]?\s*:?\s*\d{1,2}(?:[.,]\d)?")
+# lymph nodes involved out of those resected ("3/19 LN", "2/14 nodes positive")
+_NODES_AFTER = re.compile(r"\s*(?:LNs?|nodes?|lymph\s+nodes?|ganglions?|ganglios?)\b", re.IGNORECASE)
 # a fetal head's fifths palpable ("3/5 palpable")
 _PALPABLE_AFTER = re.compile(r"\s*(?:palpable|palp)\b", re.IGNORECASE)
 # pain named earlier in the sentence ("pain migrated to the RLQ, now 8/10"), unless a word that
@@ -210,6 +215,8 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
     if b in (4, 6) and a <= b and _MURMUR_AFTER.match(text, end):
         return True
     if b == 5 and a <= b and _PALPABLE_AFTER.match(text, end):
+        return True
+    if a <= b and _NODES_AFTER.match(text, end):  # "pN1b (3/19 LN)": nodes involved of those found
         return True
     _, before = _line_before(text, start)
     if a <= b and _COURSE_DAY_BEFORE.search(before):  # "(day 5/5)": the last day of a course

@@ -407,7 +407,9 @@ def _modal(span: Span, text: str) -> bool:
         return False
     verb = m[1]
     # a third person ("Will reports", "Will says") or a past ("Will said") is the name's
-    return not ((verb.endswith("s") and not verb.endswith("ss")) or verb.endswith("ed"))
+    # ("Will need", "May proceed": "-eed" is no past)
+    past = verb.endswith("ed") and not verb.endswith("eed")
+    return not ((verb.endswith("s") and not verb.endswith("ss")) or past)
 
 
 def _cuts_a_word(span: Span, text: str) -> bool:
@@ -423,6 +425,155 @@ def _cuts_a_word(span: Span, text: str) -> bool:
         return text[j] in "-/.'’" and 0 <= k < len(text) and text[k].isalnum()
 
     return joined(span.start, -1) or joined(span.end - 1, 1)
+
+
+# Issue 30 (clinical English read as PHI, realistic train split): words of clinical charting that
+# name no one, whatever label the model gave them. Abbreviations count only as written, in capitals
+# (a US state's code, "OR", "NH", "CT", "MA", is left out: it is a place after a town)
+_CLINICAL_ABBREVIATIONS = frozenset({
+    "PEEP", "CPAP", "BIPAP", "NKDA", "NKA", "NKFA", "PERRL", "PERRLA", "EOMI", "MAE", "MRI", "MRA", "MRCP",
+    "CXR", "ECG", "EKG", "EEG", "EMG", "MAR", "TTO", "POA", "HCP", "DNR", "DNAR", "DNACPR", "MOLST", "POLST",
+    "ETA", "CPN", "RGN", "RMN", "RNLD", "CWOCN", "WOCN", "LPN", "LVN", "CNA", "BSN", "APRN", "PA-C", "CNS",
+    "DSN", "SALT", "SLT", "OT", "PT", "SW", "MDT", "PCU", "HASU", "CMHT", "CAMHS", "IMC", "PACU", "SNF",
+    "ALF", "LTC", "O/E", "C/O", "H/O", "NAD", "SOB", "SOBOE", "MSE", "ROS", "HPI", "PMH", "PMHX", "FHX",
+    "SHX", "NBM", "NPO", "IVI", "IVF", "TPN", "NGT", "PEG", "FOOSH", "UGIB", "LGIB", "AKI", "CKD", "COPD",
+    # registers whose number follows (the number stays PHI, the register's name is none)
+    "GMC", "NMC", "HCPC", "NPI", "DEA",
+})  # fmt: skip
+# Abbreviations that are also a US state's code: no PHI only after "the" ("at the NH", "to the OR")
+_THE_ABBREVIATIONS = frozenset({"NH", "OR", "ED", "ER", "ICU"})
+_THE_BEFORE = re.compile(r"\bthe[ \t]+$", re.IGNORECASE)
+# Words that are never a name nor a place, in any case ("Seen and discussed", "Dear Colleague",
+# "Lethal means counseling", "Bowels open"): a sentence's first word the model read as a name
+_NEVER_NAMES = frozenset({
+    "seen", "dear", "denies", "endorses", "lethal", "bowels", "fontanelle", "leaflet", "bleep", "covid",
+})  # fmt: skip
+# Words written before a number that say what the number is ("ph (218) ...", "bleep 6120",
+# "badge #3186", "LOT 7L22914"): the number may be PHI, the word never is
+_FIELD_WORDS = frozenset({
+    "ph", "tel", "phone", "cell", "mob", "mobile", "fax", "ext", "bleep", "pager", "badge", "lot", "ref",
+    "sn", "serial", "accession", "acct", "mrn",
+})  # fmt: skip
+# Verbs and words of charting in small letters ("Access to firearms: denies", "Pt not keen")
+_CHARTING_WORDS = frozenset({
+    "denies", "denied", "endorses", "reports", "reported", "states", "stated", "ambulating", "wean",
+    "weaning", "keen", "leaflet", "bleep", "pager", "lethal", "bowels", "fontanelle",
+})  # fmt: skip
+# The nouns after an eponym: a sign, a score, a device named after its inventor ("sonographic
+# Murphy sign", "19 Fr Blake drain", "Glasgow-Blatchford score", "McKenzie extension")
+_EPONYM_NOUN_AFTER = re.compile(
+    r"(?:['’]s)?[ \t]+(?:sign|signs|drain|drains|score|scale|criteria|classification|test|manoeuvre|"
+    r"maneuver|catheter|splint|procedure|repair|fracture|syringe[ \t]+driver|ext|extension|protocol)\b",
+    re.IGNORECASE)
+_SIGN_BEFORE = re.compile(r"\b(?:sonographic|positive|negative|\+ve|-ve|neg|pos)[ \t]+$", re.IGNORECASE)
+_TITLE_BEFORE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Sir|Dame)\.?[ \t]+$")
+# A language by what stands around it: "LANGUAGE: Vietnamese", "speaks Welsh", "assessed in
+# Welsh", "Vietnamese interpreter", "(Spanish/English mix)", "(Welsh + English)"
+_LANGUAGE_BEFORE = re.compile(
+    r"(?:\b(?:language|languages|speaks?|spoke|speaking|fluent|in)[ \t]*:?|[(/+][ \t]*)[ \t]*$",
+    re.IGNORECASE)
+_LANGUAGE_AFTER = re.compile(
+    r"[ \t]*(?:-?[ \t]?(?:speak|interpret|translat|language|speaker)|"
+    r"(?:[/+]|and[ \t])[ \t]*[A-Z][a-z]+)",
+    re.IGNORECASE)
+# Days of the week in the plural ("on Tuesdays") or a list of them ("Mon-Fri", "Mon/Wed/Fri"): a
+# weekly routine, never the date of an event; a clock may follow ("Mon-Fri 9 AM")
+_WEEKDAY = r"(?:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)"
+_WEEKLY = re.compile(
+    rf"(?:(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s|{_WEEKDAY}(?:day)?"
+    rf"(?:[ \t]?[-/][ \t]?{_WEEKDAY}(?:day)?)+(?:[ \t]+\d{{1,2}}(?::\d\d)?[ \t]?(?:am|pm|a|p))?)",
+    re.IGNORECASE)
+
+
+_TABLE_VALUE = re.compile(r"\d{1,4}(?:\.\d{1,3})?")
+
+
+def _table_values(span: Span, text: str) -> bool:
+    """Values of a table of results read as an identifier or a phone: numbers of at most four
+    digits in columns apart ("136   4" of "136   4.9   11.2"), or a decimal's part the model cut
+    ("4.|9"). No identifier is cut at a decimal point between columns of values."""
+    words = text[span.start : span.end]
+    parts = words.split()
+    if not parts or not all(_TABLE_VALUE.fullmatch(p) for p in parts):
+        return False
+    cut = (re.match(r"\.\d", text[span.end : span.end + 2]) is not None
+           or re.fullmatch(r"\d\.", text[max(0, span.start - 2) : span.start]) is not None)
+    columns = re.search(r"\S[ \t]{2,}\S", words) is not None
+    if not (cut and (columns or len(parts) == 1)) and not (columns and len(parts) >= 3):
+        return False
+    # the line around is a row of such values (a date may open it): more than two numbers spaced apart
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.end)
+    line = text[line_start : line_end if line_end != -1 else len(text)]
+    return len(re.findall(r"(?:^|[ \t]{2,})\d{1,4}(?:\.\d{1,3})?(?=[ \t]{2,}|$)", line)) >= 3
+
+
+_NOT_VERBS = frozenset(
+    {"the", "of", "to", "in", "on", "at", "this", "last", "next", "and", "or", "until", "through"})
+# A year that dates a guideline, a law or a protocol, not the patient ("per 2014 ACC/AHA", "BSPED
+# 2021 DKA protocol", "Care Act 2014", "Influenza 2024-25 season")
+_YEAR = re.compile(r"(?:19|20)\d\d(?:[-–/](?:19|20)?\d\d)?")
+_EDITION_AFTER = re.compile(
+    r"[ \t]+(?:[A-Za-z0-9/&\-]+[ \t]+){0,2}?(?:protocol|guidelines?|criteria|classification|season|"
+    r"(?-i:ACC/AHA|AHA/ACC|ESC|NICE|ADA|KDIGO|GOLD|WHO|ASA|ESH|BTS|SIGN|ACR|EULAR))\b", re.IGNORECASE)
+_EDITION_BEFORE = re.compile(r"\b(?:Act|Regulations?|Code|revised|edition)[ \t]+$")
+
+
+def _edition_year(span: Span, text: str) -> bool:
+    if _YEAR.fullmatch(text, span.start, span.end) is None:
+        return False
+    return bool(_EDITION_AFTER.match(text, span.end) or _EDITION_BEFORE.search(text, max(0, span.start - 16),
+                                                                                span.start))
+
+
+def _clinical_english(span: Span, text: str) -> bool:
+    """An English span whose words are charting, not PHI (issue 30): a clinical abbreviation in
+    capitals, a field's word before its number, a charting verb in small letters, an eponym before
+    its sign or device, a language by its context, a weekly routine, a named ward read as a town."""
+    words = text[span.start : span.end]
+    tokens = [w for w in re.split(r"[ \t,]+", words) if w]
+    if (any(t in _CLINICAL_ABBREVIATIONS for t in tokens)
+            and all(t in _CLINICAL_ABBREVIATIONS or t in _CHARTING_WORDS for t in tokens)):
+        # not one of a typist's initials ("HK/sb") or a longer code
+        return not (text[span.start - 1 : span.start] == "/" or text[span.end : span.end + 1] == "/")
+    if words.islower() and (words in _FIELD_WORDS or words in _CHARTING_WORDS):
+        return True
+    if words.lower() in _NEVER_NAMES:
+        return True
+    if words in _THE_ABBREVIATIONS and _THE_BEFORE.search(text, max(0, span.start - 8), span.start):
+        return True
+    if span.label.category is not Category.PER and _only_kinship(words) and not re.search(r"\d", words):
+        return True  # "male infant", "young man", "widow" read as an age, an identifier, a job
+    if span.label.category in (Category.QID, Category.TEL) and _table_values(span, text):
+        return True
+    if words in ("LOT", "SN", "REF") and re.match(r"[ \t]*#?[ \t]*\w*\d", text[span.end : span.end + 8]):
+        return True
+    if span.label.category is Category.DATE:
+        if _WEEKLY.fullmatch(words) is not None or _edition_year(span, text):
+            return True
+        # "May proceed.": the modal, as "Will" (a month before a verb reads "in May", not "May go")
+        if words == "May" and _modal(span, text):
+            m = _BASE_VERB.match(text, span.end)
+            return m is not None and m[1] not in _NOT_VERBS
+        # the slash of "d/c", "w/c", "c/d/i" the model cut out of its abbreviation
+        return ("/" in words and words.islower() and _no_date_word(span, text, "en")
+                and re.fullmatch(r"[a-z]?/[a-z]?", words.strip()) is not None)
+    if re.fullmatch(r"(?:Mc|Mac|O['’])?[A-Z][a-z]+(?:-[A-Z][a-z]+)?", words) and not _TITLE_BEFORE.search(
+            text, max(0, span.start - 8), span.start):
+        if _EPONYM_NOUN_AFTER.match(text, span.end):
+            return True
+        # "sonographic Murphy", "+ve Murphy's": a sign's finding without its noun
+        if _SIGN_BEFORE.search(text, max(0, span.start - 16), span.start):
+            return True
+    if _only_language(words) or fold(words) == "haitian creole":
+        if re.match(r",[ \t]*[A-Z]{2}\b", text[span.end : span.end + 6]):
+            return False  # "in English, IN": a town before its state's code
+        before = _LANGUAGE_BEFORE.search(text, max(0, span.start - 16), span.start)
+        return before is not None or _LANGUAGE_AFTER.match(text, span.end) is not None
+    if span.label is Label.CITY and not _inside_a_name(span, text):
+        named = _words(words)
+        return 2 <= len(named) <= 3 and fold(named[-1]) in _WARD_WORDS and named[0][0].isupper()
+    return False
 
 
 def names_no_one(span: Span, text: str, language: str) -> bool:
@@ -441,6 +592,8 @@ def names_no_one(span: Span, text: str, language: str) -> bool:
         return True
     if category is Category.DATE and _not_a_date_of_its_own(span, text):
         return True  # before the cut-word guard: a clock's part is cut out of a clock
+    if language == "en" and _clinical_english(span, text):
+        return True
     if _cuts_a_word(span, text):
         # a clock closing a range whose first clock no year can be ("0700-|1930")
         m = _CLOCK_RANGE_BEFORE.search(text, max(0, span.start - 16), span.start)
