@@ -14,14 +14,22 @@ sharing the raw topic's ``--partitions``; without it the worker runs inside this
 before. Several processes need the shared store to stay consistent across a rebalance:
 ``--store redis`` starts a real redis-server on a free port (the in-memory default gives each
 process its own memo, which is enough for throughput when no partition moves during the run).
-Each worker process's CPU seconds over the run are read from /proc.
+Each worker process's CPU seconds over the run are read from /proc. The processes are spawned
+before the parent loads its own detector (the loads overlap), load their models in parallel, and
+join the group together once all have loaded, with short group timeouts (``WorkerProcesses``).
+
+Each phase's seconds (detector load, workers' load, group join, warm-up, timed burst, stop,
+model-only) are printed and written to the JSON (``phase_seconds``); ``--verbose`` logs each as it
+starts and ends, with each worker's start and assignments. Stopped by ``timeout`` (SIGTERM), the
+run stops its workers and broker and says, on its last two lines, which phase it was in.
 
 Notes are synthetic French series (deid.lab.synth: several notes per invented patient). All notes are
 produced at once (a burst), so latency is record timestamp -> output consumed under saturation,
 queueing included. Broker, worker, producer and consumer share this machine's cores: on a small
 box the pipeline competes with its own harness (say so when reporting).
 Model-only runs the detection stage on the batches the worker would cut from a full backlog
-(same event count and token budget), timed before and after the pipeline run (mean reported: load drifts).
+(same event count and token budget), timed before and after the pipeline run (mean reported: load drifts);
+with worker processes only after (before, they are loading their models beside it).
 Tokens are the model tokenizer's pieces when a model is loaded, else characters / 3.5.
 """
 
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import pickle
@@ -40,7 +49,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,6 +72,48 @@ from worker.env import worker_env
 from worker.main import serve
 from worker.services.broker import TansuBroker, create_topics
 from worker.stream import StreamWorker
+
+
+class Stopped(Exception):
+    """SIGTERM (``timeout``'s signal) during the run: the phases so far are reported."""
+
+
+class Phases:
+    """Seconds of each phase of the run: in the output and the JSON (``phase_seconds``), logged as
+    each starts and ends with ``--verbose`` (stderr). A run stopped by ``timeout`` (SIGTERM) or
+    failing says which phase it was in, on its last two lines (what the GPU step keeps)."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.t0 = time.monotonic()
+        self.seconds: dict[str, float] = {}
+        self.current: list[str] = []
+        self.failed_in: str | None = None  # the innermost phase an exception left
+
+    def log(self, msg: str) -> None:
+        if self.verbose:
+            print(f"[{time.monotonic() - self.t0:7.2f} s] {msg}", file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        self.current.append(name)
+        self.log(f"{name} ...")
+        t = time.monotonic()
+        try:
+            yield
+        except BaseException:
+            self.failed_in = self.failed_in or self.where()
+            raise
+        finally:
+            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.monotonic() - t, 3)
+            self.current.pop()
+            self.log(f"{name}: {time.monotonic() - t:.2f} s")
+
+    def where(self) -> str:
+        return " > ".join(self.current) or "between phases"
+
+
+PHASES = Phases(verbose=False)
 
 
 def make_notes(n: int, per_patient: int, seed: int) -> list[RawNote]:
@@ -118,21 +171,25 @@ async def through_broker(settings: Settings, pipeline: NotePipeline, store: Pati
     started: asyncio.Future[tuple[StreamWorker, int]] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(serve(settings, store=store, pipeline=pipeline, install_signals=False,
                                      on_started=lambda w, p: started.set_result((w, p))))
-    worker, _ = await asyncio.wait_for(started, 120)
-    while not worker.assigned:  # do not time the group join
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.1)
+    with PHASES.phase("workers_join"):
+        worker, _ = await asyncio.wait_for(started, 120)
+        while not worker.assigned:  # do not time the group join
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.1)
     if warm_up:
-        await drive(settings, warm_up)
+        with PHASES.phase("warm_up"):
+            await drive(settings, warm_up)
     stats0 = stage_stats(worker.metrics.registry.collect())
     before, cpu0 = [proc_cpu_s(pid) for pid in servers], time.process_time()
-    wall_s, latencies, done = await drive(settings, notes)
+    with PHASES.phase("timed_burst"):
+        wall_s, latencies, done = await drive(settings, notes)
     cpu = [time.process_time() - cpu0]
     server_cpu = [proc_cpu_s(pid) - b for pid, b in zip(servers, before, strict=True)]
     stats = minus(stage_stats(worker.metrics.registry.collect()), stats0)
-    worker.stop()
-    await task
+    with PHASES.phase("workers_stop"):
+        worker.stop()
+        await task
     return wall_s, latencies, done, stats, cpu, server_cpu
 
 
@@ -153,6 +210,7 @@ async def drive(settings: Settings, notes: list[RawNote]) -> tuple[float, list[f
         sent[note.event_id] = time.time()
         futures.append(await producer.send(k.topic_raw_notes, encode(note), key=note.patient_id.encode()))
     await asyncio.gather(*futures)
+    PHASES.log(f"{len(notes)} notes produced in {time.time() - t0:.2f} s")
     latencies: list[float] = []
     seen: set[str] = set()
     deadline = time.monotonic() + 1800
@@ -167,6 +225,8 @@ async def drive(settings: Settings, notes: list[RawNote]) -> tuple[float, list[f
                     seen.add(ev)
                     latencies.append(now - sent[ev])
                     t_last = now
+                    if len(seen) in (1, len(notes)):
+                        PHASES.log(f"output {len(seen)}/{len(notes)} after {now - t0:.2f} s")
     await producer.stop()
     await consumer.stop()
     return t_last - t0, latencies, len(seen)
@@ -196,7 +256,9 @@ def minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float]
 
 def serve_worker(spans_file: str) -> int:
     """The body of one worker process (``--serve-worker``): the real ``deid worker`` command, with
-    the stub detector of ``spans_file`` in place of the real one when the file is not empty."""
+    the stub detector of ``spans_file`` in place of the real one when the file is not empty. With
+    ``BENCH_JOIN_BARRIER`` (a folder) it joins the group only once the parent says so: the
+    processes load their models in parallel, then join together (see ``WorkerProcesses``)."""
     if spans_file:
         with open(spans_file, "rb") as f:
             by_text, name = pickle.load(f)  # written by this script's parent run, just before
@@ -205,6 +267,19 @@ def serve_worker(spans_file: str) -> int:
 
         stub = StubDetector(by_text, name=name)
         deid.pipeline.build_detector = lambda settings: stub
+    barrier = os.environ.get("BENCH_JOIN_BARRIER")
+    if barrier:
+        start = StreamWorker.start
+
+        async def start_together(self: StreamWorker) -> None:
+            # models loaded, HTTP up: say so, then wait for every other process before joining
+            (Path(barrier) / f"loaded-{os.getpid()}").touch()
+            # SIGTERM at the barrier (the parent gave up) ends the wait: start, then run() closes
+            while not (Path(barrier) / "go").exists() and not self._stopping.is_set():
+                await asyncio.sleep(0.05)
+            await start(self)
+
+        StreamWorker.start = start_together  # type: ignore[method-assign]
     from deid.cli import main as deid_main
 
     return deid_main(["worker"])
@@ -227,55 +302,119 @@ def _assigned(log: str) -> int | None:
     return int(found[-1]) if found else None
 
 
-def through_workers(settings: Settings, notes: list[RawNote], warm_up: list[RawNote], n_workers: int,
-                    partitions: int, spans_file: str, log_dir: Path, servers: list[int]
-                    ) -> tuple[float, list[float], int, dict[str, float], list[float], list[float]]:
-    """The run through ``n_workers`` worker processes in one group: they start, share the
-    partitions and de-identify the warm-up notes first (not timed), then every note is produced at
-    once. Also each process's CPU seconds over the timed part."""
-    # INFO: the "assigned N partitions" lines below are read from the workers' logs
-    env = {**os.environ, **worker_env(settings), "DEID_LOG_LEVEL": "INFO"}
-    procs: list[subprocess.Popen[bytes]] = []
-    logs = [log_dir / f"worker-{i}.log" for i in range(n_workers)]
-    try:
-        for path in logs:
+def worker_timeline(log: str, spawned: float) -> str:
+    """A worker's log lines (their text up to the first colon: no payload is logged anyway) in
+    seconds after the processes were spawned (the log's local clock, ms): load, join, batches, stop."""
+    out = []
+    for line in log.splitlines():
+        m = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) \S+ \S+ (.*)", line)
+        if m:
+            at = datetime.strptime(m[1], "%Y-%m-%d %H:%M:%S").timestamp() + int(m[2]) / 1000 - spawned
+            out.append(f"{at:.2f} s {m[3].split(':')[0]}")
+    return "; ".join(out) or "nothing logged"
+
+
+class WorkerProcesses:
+    """``n`` ``deid worker`` processes in one consumer group, spawned early (their model loads
+    overlap the parent's own work) and stopped on exit, whatever happened.
+
+    The join is what cost the time: Tansu answers a JoinGroup only after half the member's session
+    timeout (15 s with the default 30 s), and a member that joins after the group formed makes
+    everybody rejoin. Processes that finish loading their models at different times (8 processes
+    loading on one GPU node) therefore either wait the full window or cause a rebalance each. So
+    the processes wait at a barrier once loaded and join together, with the short group timeouts of
+    ``bench_group_timeouts`` (one window of 3 s)."""
+
+    def __init__(self, settings: Settings, n: int, spans_file: str, log_dir: Path) -> None:
+        self.barrier = log_dir / "barrier"
+        self.barrier.mkdir()
+        # INFO: the "assigned N partitions" lines below are read from the workers' logs
+        env = {**os.environ, **worker_env(settings), "DEID_LOG_LEVEL": "INFO",
+               "BENCH_JOIN_BARRIER": str(self.barrier)}
+        # Each process its share of the cores, as a pod per worker would have (unless set): torch's
+        # default of every core in each of 8 processes oversubscribes the node 8 times.
+        self.threads = int(os.environ.get("DEID_MODEL__THREADS") or max(1, (os.cpu_count() or 1) // n))
+        env["DEID_MODEL__THREADS"] = str(self.threads)
+        self.logs = [log_dir / f"worker-{i}.log" for i in range(n)]
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.spawned = time.time()
+        for path in self.logs:
             with path.open("wb") as out:
-                procs.append(subprocess.Popen(
+                self.procs.append(subprocess.Popen(
                     [sys.executable, str(Path(__file__).resolve()), "--serve-worker", spans_file],
                     env=env, stdout=out, stderr=subprocess.STDOUT))
-        deadline = time.monotonic() + 300
-        # Every process holds partitions and together they hold them all: the raw notes' and the
-        # raw HL7 topic's one (a worker subscribes to both; the round-robin assignor deals them in
-        # topic order, so with partitions >= workers each gets raw-notes partitions).
-        while True:
-            held = [_assigned(p.read_text(errors="replace")) for p in logs]
-            if all(h for h in held) and sum(h or 0 for h in held) == partitions + 1:
-                break
-            dead = [i for i, p in enumerate(procs) if p.poll() is not None]
+
+    def _wait(self, what: str, done: Any, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            dead = [i for i, p in enumerate(self.procs) if p.poll() is not None]
             if dead or time.monotonic() > deadline:
-                tail = "\n".join(p.read_text(errors="replace")[-1500:] for p in logs)
-                raise RuntimeError(f"the worker processes did not share the partitions:\n{tail}")
-            time.sleep(0.2)
-        if warm_up:
+                why = f"worker(s) {dead} exited" if dead else f"not within {timeout_s:.0f} s"
+                tail = "\n".join(p.read_text(errors="replace")[-1500:] for p in self.logs)
+                raise RuntimeError(f"the worker processes: {what}: {why}\n{tail}")
+            time.sleep(0.05)
+
+    def join(self, partitions: int, timeout_s: float = 300) -> None:
+        """Wait for every process to load its models, let them join, wait until every process
+        holds partitions and together they hold them all: the raw notes' and the raw HL7 topic's
+        one (a worker subscribes to both; the round-robin assignor deals them in topic order, so
+        with partitions >= workers each gets raw-notes partitions)."""
+        with PHASES.phase("workers_load"):
+            self._wait("models loaded", lambda: len(list(self.barrier.glob("loaded-*"))) == len(self.procs),
+                       timeout_s)
+        (self.barrier / "go").touch()
+        with PHASES.phase("workers_join"):
+            def shared() -> bool:
+                held = [_assigned(p.read_text(errors="replace")) for p in self.logs]
+                return all(h for h in held) and sum(h or 0 for h in held) == partitions + 1
+            self._wait("partitions shared", shared, timeout_s)
+        for i, path in enumerate(self.logs):
+            PHASES.log(f"worker {i}: " + worker_timeline(path.read_text(errors="replace"), self.spawned))
+
+    def stop(self) -> None:
+        with PHASES.phase("workers_stop"):
+            for p in self.procs:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGTERM)
+            for i, p in enumerate(self.procs):
+                try:
+                    p.wait(30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                PHASES.log(f"worker {i} exited ({p.returncode})")
+            for i, path in enumerate(self.logs):
+                PHASES.log(f"worker {i}: " + worker_timeline(path.read_text(errors="replace"), self.spawned))
+
+
+def through_workers(settings: Settings, workers: WorkerProcesses, notes: list[RawNote],
+                    warm_up: list[RawNote], partitions: int, servers: list[int]
+                    ) -> tuple[float, list[float], int, dict[str, float], list[float], list[float]]:
+    """The run through the worker processes: they share the partitions and de-identify the
+    warm-up notes first (not timed), then every note is produced at once. Also each process's CPU
+    seconds over the timed part."""
+    workers.join(partitions)
+    if warm_up:
+        with PHASES.phase("warm_up"):
             asyncio.run(drive(settings, warm_up))
-        ports = [m[1] for p in logs if (m := re.search(r"http on port (\d+)", p.read_text(errors="replace")))]
-        stats0 = scrape(ports)
-        before, cpu0 = [proc_cpu_s(pid) for pid in servers], [proc_cpu_s(p.pid) for p in procs]
+    logs, procs = workers.logs, workers.procs
+    ports = [m[1] for p in logs if (m := re.search(r"http on port (\d+)", p.read_text(errors="replace")))]
+    stats0 = scrape(ports)
+    before, cpu0 = [proc_cpu_s(pid) for pid in servers], [proc_cpu_s(p.pid) for p in procs]
+    with PHASES.phase("timed_burst"):
         wall_s, latencies, done = asyncio.run(drive(settings, notes))
-        cpu = [proc_cpu_s(p.pid) - c for p, c in zip(procs, cpu0, strict=True)]
-        server_cpu = [proc_cpu_s(pid) - b for pid, b in zip(servers, before, strict=True)]
-        stats = minus(scrape(ports), stats0)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+    cpu = [proc_cpu_s(p.pid) - c for p, c in zip(procs, cpu0, strict=True)]
+    server_cpu = [proc_cpu_s(pid) - b for pid, b in zip(servers, before, strict=True)]
+    stats = minus(scrape(ports), stats0)
     return wall_s, latencies, done, stats, cpu, server_cpu
+
+
+def bench_group_timeouts(settings: Settings) -> None:
+    """The worker tests' group timeouts (tests/worker/worker_testkit.py): Tansu holds a JoinGroup
+    for half the session timeout, 15 s with the production default of 30 s, 3 s with these.
+    Detection runs off the event loop, so heartbeats every 0.5 s keep a busy worker in the group."""
+    k = settings.kafka
+    k.session_timeout_ms, k.heartbeat_interval_ms, k.rebalance_timeout_ms = 6000, 500, 6000
 
 
 def main() -> int:
@@ -297,37 +436,55 @@ def main() -> int:
     ap.add_argument("--max-events", type=int, default=None, help="batch.max_events (default: settings)")
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--verbose", action="store_true",
+                    help="log each phase as it starts and ends, each worker's start and assignments (stderr)")
     ap.add_argument("--serve-worker", metavar="SPANS_FILE", help=argparse.SUPPRESS)  # a child process
     args = ap.parse_args()
     if args.serve_worker is not None:
         return serve_worker(args.serve_worker)
     if args.workers is not None and args.workers > args.partitions:
         ap.error("--workers beyond --partitions would leave a worker idle")
+    PHASES.verbose = args.verbose
+
+    def on_term(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: the cleanup below must not be cut short
+        raise Stopped(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_term)  # the finally blocks stop the workers and the broker
+    try:
+        return run(args)
+    except (Stopped, Exception) as exc:
+        if not isinstance(exc, Stopped):
+            traceback.print_exc()
+        # Two lines, last: what the GPU step's ``tail`` keeps.
+        print(f"phase seconds so far: {json.dumps(PHASES.seconds)}", flush=True)
+        why = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"pipeline_throughput: {type(exc).__name__} ({why}) after {time.monotonic() - PHASES.t0:.1f}s,"
+              f" in phase: {PHASES.failed_in or PHASES.where()}", flush=True)
+        return 124 if isinstance(exc, Stopped) else 1
+
+
+def run(args: argparse.Namespace) -> int:
 
     settings = bench_settings()  # the worker requires a secret; a benchmark run needs no stable one
     settings.model.enabled = not args.no_model and args.stub_detector in (None, "detector")
     settings.http.host, settings.http.port = "127.0.0.1", 0
     if args.max_events:
         settings.batch.max_events = args.max_events
-    notes, gold = synth_notes(args.notes, args.per_patient, args.seed)
-    t = time.perf_counter()
+    bench_group_timeouts(settings)
+    with PHASES.phase("notes"):
+        notes, gold = synth_notes(args.notes, args.per_patient, args.seed)
     by_text: dict[str, list[Any]] = {}
-    if args.stub_detector:
-        by_text, _, stands_for = stub_spans(notes, gold, args.stub_detector, settings)
-        detector: Any = StubDetector(by_text, name=f"stub({stands_for})")
-    else:
-        detector = build_detector(settings)
-    load_s = time.perf_counter() - t
+    detector: Any = None
+    load_s = 0.0
+    if args.stub_detector:  # before the worker processes: they read its spans
+        t = time.perf_counter()
+        with PHASES.phase("detector_load"):
+            by_text, _, stands_for = stub_spans(notes, gold, args.stub_detector, settings)
+            detector = StubDetector(by_text, name=f"stub({stands_for})")
+        load_s = time.perf_counter() - t
     store: PatientStore = InMemoryStore()
-    pipeline = build_pipeline(settings, store, detector=detector)
-    count = token_counter(detector)
-    tokens = sum(count(n.text) for n in notes)
-    pipeline.detect(notes[: min(4, len(notes))])  # warm-up
-    batches = worker_batches(notes, settings)
-    warm_up = [n.model_copy(update={"event_id": f"warm-{i}", "patient_id": f"WARM-{i}"})
-               for i, n in enumerate(notes[: args.warm_up])]
-    # the stub costs nothing: a model-only figure would say nothing
-    model_before = model_only(pipeline, batches) if not args.stub_detector else 0.0
+    model_before = 0.0
 
     worker_cpu: list[float] = []
     broker_cpu = redis_cpu = 0.0
@@ -338,15 +495,46 @@ def main() -> int:
         redis = RedisServer().start()
         settings.redis.url = redis.url
     try:
-        with TansuBroker() as broker, tempfile.TemporaryDirectory(prefix="deid-bench-") as tmp:
-            settings.kafka.bootstrap_servers = broker.bootstrap_servers
-            k = settings.kafka
-            asyncio.run(create_topics(broker.bootstrap_servers, [k.topic_raw_notes], args.partitions))
-            asyncio.run(create_topics(broker.bootstrap_servers, [k.topic_deid_notes, k.topic_dead_letter,
-                                                                 k.topic_raw_hl7]))
+        with contextlib.ExitStack() as stack:
+            with PHASES.phase("broker_start"):
+                broker = stack.enter_context(TansuBroker())
+                tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="deid-bench-"))
+                settings.kafka.bootstrap_servers = broker.bootstrap_servers
+                k = settings.kafka
+                asyncio.run(create_topics(broker.bootstrap_servers, [k.topic_raw_notes], args.partitions))
+                asyncio.run(create_topics(broker.bootstrap_servers, [k.topic_deid_notes, k.topic_dead_letter,
+                                                                     k.topic_raw_hl7]))
             assert broker.process is not None
             servers = [broker.process.pid, *([redis.pid] if redis else [])]
-            if args.workers is None:
+            workers = None
+            if args.workers is not None:
+                # Spawned now: their imports and model loads overlap the parent's own load below.
+                spans_file = ""
+                if args.stub_detector:
+                    spans_file = str(Path(tmp) / "spans.pickle")
+                    with open(spans_file, "wb") as f:
+                        pickle.dump((by_text, detector.model_name), f)
+                workers = WorkerProcesses(settings, args.workers, spans_file, Path(tmp))
+                stack.callback(workers.stop)
+            if detector is None:
+                t = time.perf_counter()
+                with PHASES.phase("detector_load"):
+                    detector = build_detector(settings)
+                load_s = time.perf_counter() - t
+            pipeline = build_pipeline(settings, store, detector=detector)
+            count = token_counter(detector)
+            tokens = sum(count(n.text) for n in notes)
+            with PHASES.phase("detector_warm_up"):
+                pipeline.detect(notes[: min(4, len(notes))])
+            batches = worker_batches(notes, settings)
+            warm_up = [n.model_copy(update={"event_id": f"warm-{i}", "patient_id": f"WARM-{i}"})
+                       for i, n in enumerate(notes[: args.warm_up])]
+            # The stub costs nothing: a model-only figure would say nothing. With worker processes
+            # the model-only run waits until they are gone (they load their models meanwhile).
+            if not args.stub_detector and workers is None:
+                with PHASES.phase("model_only_before"):
+                    model_before = model_only(pipeline, batches)
+            if workers is None:
                 if redis is not None:
                     from deid.store.factory import open_store
 
@@ -355,13 +543,8 @@ def main() -> int:
                 wall_s, lat, done, stats, worker_cpu, server_cpu = asyncio.run(
                     through_broker(settings, pipeline, store, notes, warm_up, servers))
             else:
-                spans_file = ""
-                if args.stub_detector:
-                    spans_file = str(Path(tmp) / "spans.pickle")
-                    with open(spans_file, "wb") as f:
-                        pickle.dump((by_text, detector.model_name), f)
                 wall_s, lat, done, stats, worker_cpu, server_cpu = through_workers(
-                    settings, notes, warm_up, args.workers, args.partitions, spans_file, Path(tmp), servers)
+                    settings, workers, notes, warm_up, args.partitions, servers)
             broker_cpu = server_cpu[0]
             redis_cpu = server_cpu[1] if redis else 0.0
     finally:
@@ -369,8 +552,9 @@ def main() -> int:
             redis.stop()
     # Model-only again after the pipeline run: on a shared machine the load drifts, and the mean of
     # the two brackets the pipeline run more fairly than either alone.
-    model_after = model_only(pipeline, batches) if not args.stub_detector else 0.0
-    model_s = (model_before + model_after) / 2
+    with PHASES.phase("model_only_after"):
+        model_after = model_only(pipeline, batches) if not args.stub_detector else 0.0
+    model_s = (model_before + model_after) / 2 if model_before else model_after
 
     res: dict[str, Any] = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -381,11 +565,12 @@ def main() -> int:
         "mean_tokens_per_note": round(tokens / len(notes), 1),
         "batch_max_events": settings.batch.max_events, "partitions": args.partitions,
         "worker_processes": args.workers or "1 (in this process)", "store": args.store,
+        "worker_model_threads": workers.threads if workers else settings.model.threads,
         "model_only_batches": len(batches),
         "model_load_s": round(load_s, 2),
         "model_only": None if args.stub_detector else {
             "seconds": round(model_s, 3),
-            "seconds_before_after": [round(model_before, 3), round(model_after, 3)],
+            "seconds_before_after": [round(model_before, 3) if model_before else None, round(model_after, 3)],
             "notes_per_s": round(len(notes) / model_s, 2), "tokens_per_s": round(tokens / model_s, 1)},
         "pipeline": {"seconds": round(wall_s, 3), "notes_per_s": round(done / wall_s, 2),
                      "tokens_per_s": round(tokens * done / len(notes) / wall_s, 1),
@@ -394,6 +579,8 @@ def main() -> int:
                      "batches": int(stats.get("batches", 0)),
                      "mean_batch_size": round(stats.get("records", 0) / max(1, stats.get("batches", 1)), 1),
                      "stage_seconds": {k: v for k, v in stats.items() if k.endswith("_s")}},
+        "phase_seconds": PHASES.seconds,
+        "total_s": round(time.monotonic() - PHASES.t0, 2),
         "worker_cpu_s_each": [round(c, 3) for c in worker_cpu],
         "cpu_s_per_note": {"workers": round(sum(worker_cpu) / max(done, 1), 6),
                            "broker": round(broker_cpu / max(done, 1), 6),
@@ -404,6 +591,8 @@ def main() -> int:
     print(json.dumps(res, indent=2, ensure_ascii=False))
     if not args.stub_detector:
         print(f"\npipeline / model-only throughput ratio: {res['ratio_pipeline_over_model_only']}")
+    print("phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in PHASES.seconds.items())
+          + f"; total {res['total_s']:.1f}")
     print(f"pipeline: {res['pipeline']['notes_per_s']} notes/s with {res['worker_processes']} worker "
           f"process(es); workers' CPU {res['cpu_s_per_note']['workers']} s/note (all processes together)")
     if args.json:
