@@ -42,10 +42,24 @@ def register(subparsers: Any) -> None:
     t.add_argument("--adversary-epochs", type=int, default=2)
     t.add_argument("--alternate-epochs", type=int, default=3)
     t.add_argument("--adversary-weight", type=float, default=1.0)
+    t.add_argument(
+        "--recovery-weight",
+        type=float,
+        default=0.0,
+        help="weight of the recovery adversary (guesses at PHI units pulled to a drawn neighbour's "
+        "row) in the representation's loss (default 0: none; at 1 it helped the fresh recovery "
+        "attacker on MEDDOCAN, see the 2026-11-26 journal)",
+    )
     t.add_argument("--batch-size", type=int, default=32)
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--in-noise", type=float, default=0.1, help="initial input noise deviation")
     t.add_argument("--out-noise", type=float, default=0.1, help="initial output noise deviation")
+    t.add_argument(
+        "--noise-floor",
+        type=float,
+        default=0.0,
+        help="no input or output noise deviation below this, however the training pulls (default 0: none)",
+    )
     t.set_defaults(handler=run_train)
 
     a = sub.add_parser("attack", help="the privacy test: fresh adversaries on a frozen model")
@@ -140,12 +154,15 @@ def run_train(args: argparse.Namespace) -> int:
         f"neighbour table: {len(phi_ids)} PHI units x {args.neighbours} neighbours over "
         f"{units.embeddings.shape[0]} rows in {nb_seconds:.1f}s"
     )
-    dims = ReprDims(dim=args.dim, hidden=args.hidden, in_noise=args.in_noise, out_noise=args.out_noise)
+    dims = ReprDims(
+        dim=args.dim, hidden=args.hidden, in_noise=args.in_noise, out_noise=args.out_noise,
+        noise_floor=args.noise_floor,
+    )  # fmt: skip
     cfg = ReprTrainConfig(
         dims=dims, head_hidden=args.head_hidden, adversary_hidden=args.adversary_hidden,
         batch_size=args.batch_size, lr=args.lr, pretrain_epochs=args.pretrain_epochs,
         adversary_epochs=args.adversary_epochs, alternate_epochs=args.alternate_epochs,
-        adversary_weight=args.adversary_weight, seed=args.seed,
+        adversary_weight=args.adversary_weight, recovery_weight=args.recovery_weight, seed=args.seed,
     )  # fmt: skip
     t0 = time.monotonic()
     trained = train_representation(units, segments, index, cfg, log=_log)
@@ -163,7 +180,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_attack(args: argparse.Namespace) -> int:
     import torch
 
-    from deid.lab.share.attack import AttackConfig, attack_pairs, attack_recovery
+    from deid.lab.share.attack import AttackConfig, attack_pairs, attack_recovery_scores
     from deid.lab.share.model import IdentityRepresentation
     from deid.lab.share.neighbours import nearest_rows
     from deid.lab.share.store import load_representation
@@ -182,17 +199,17 @@ def run_attack(args: argparse.Namespace) -> int:
     represent = IdentityRepresentation(embedding) if args.identity else frozen.represent
     cfg = AttackConfig(epochs=args.epochs, hidden=args.hidden, seed=args.seed)
     t1, t2 = attack_pairs(represent, embedding, train, held, index, cfg, log=_log)
-    rec = attack_recovery(
+    rec = attack_recovery_scores(
         represent, frozen.units.embeddings, train, held, cfg, max_eval=args.max_eval, log=_log
-    )
-    for score in (t1, t2, rec):
+    ).all()
+    for score in (t1, t2, *rec):
         print(score.line())
     if args.json:
         args.json.write_text(json.dumps({
             "model_id": frozen.model_id, "model_sha256": frozen.sha256, "identity": args.identity,
             "epochs": args.epochs, "neighbours": args.neighbours,
             "scores": [{"name": s.name, "correct": s.correct, "total": s.total, "accuracy": s.accuracy,
-                        "wilson95": s.interval, "chance": s.chance} for s in (t1, t2, rec)],
+                        "wilson95": s.interval, "chance": s.chance} for s in (t1, t2, *rec)],
         }, indent=1))  # fmt: skip
     return 0
 

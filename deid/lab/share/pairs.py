@@ -86,6 +86,7 @@ class PairLogits:
     t1: torch.Tensor  # (2B,) real first, then fake
     t2: torch.Tensor
     truth: torch.Tensor  # (2B,) 1.0 real, 0.0 fake
+    real: torch.Tensor  # (B, T, dim) the real sentences' representation (reused by the recovery step)
 
 
 def pair_logits(
@@ -111,4 +112,18 @@ def pair_logits(
     l2 = t2(torch.cat([r_real, r_real]), torch.cat([r_again, r_fake]), mask)
     n = batch.ids.shape[0]
     truth = torch.cat([torch.ones(n), torch.zeros(n)])
-    return PairLogits(l1, l2, truth)
+    return PairLogits(l1, l2, truth, r_real)
+
+
+def neighbour_targets(
+    segments: Sequence[Segment], batch: Batch, index: NeighbourIndex, rng: np.random.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every PHI unit with neighbours in ``batch`` (a (B, T) mask) and, for each, one of its N
+    neighbours drawn afresh (the ids, in mask order): the recovery adversary's decoy targets."""
+    where = torch.zeros_like(batch.mask)
+    drawn: list[int] = []
+    for r, s in enumerate(segments):
+        for k in replaceable(s, index).tolist():
+            where[r, k] = True
+            drawn.append(index.draw(int(s.ids[k]), rng))
+    return where, torch.tensor(drawn, dtype=torch.long)

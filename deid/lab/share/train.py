@@ -1,10 +1,20 @@
 """The three-phase training of a representation model (Friedrich et al. 2019, section 3.3).
 
 1. pre-train the representation with a de-identification head (tagging loss only);
-2. freeze the representation and pre-train the adversaries T1 and T2 on it;
+2. freeze the representation and pre-train the adversaries T1, T2 and the recovery adversary on it;
 3. alternate: an adversary step on the current representation, then a representation + head step
    that lowers the tagging loss and drives both adversaries to chance (a confusion loss: their
    output pulled to 1/2, which unlike a reversed gradient does not reward flipping their answers).
+
+The recovery adversary (ours, the third attacker of the privacy test) maps the representation
+back into the embedding space, trained like the fresh attacker (cosine to the true unit's row, at
+every position). The representation's term pulls its guess at each PHI unit toward the row of a
+neighbour drawn afresh from the unit's N (``neighbour_targets``), the same decoys T1 and T2 use.
+Why not maximise the adversary's loss: a guess pushed away from the true row is anti-correlated
+with it, so the representation must still encode the unit, and a fresh attacker reads it back by
+flipping (the gradient-reversal failure). Pulled toward random decoys, the best the adversary can
+do at equilibrium is the neighbourhood, where the unit is one of N.
+The noise deviations are projected onto ``dims.noise_floor`` after every representation step.
 """
 
 from __future__ import annotations
@@ -19,9 +29,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from deid.lab.share.model import PairAdversary, ReprDims, Representation, Tagger, frozen_embedding
+from deid.lab.share.model import PairAdversary, Recovery, ReprDims, Representation, Tagger, frozen_embedding
 from deid.lab.share.neighbours import NeighbourIndex
-from deid.lab.share.pairs import batches, fake_ids, make_batch, pair_logits, with_phi
+from deid.lab.share.pairs import (
+    batches,
+    fake_ids,
+    make_batch,
+    neighbour_targets,
+    pair_logits,
+    with_phi,
+)
 from deid.lab.share.units import Segment, Units
 from deid.labels import BIO_TAGS
 from deid.ner.encode import IGNORE
@@ -38,6 +55,10 @@ class ReprTrainConfig:
     adversary_epochs: int = 2
     alternate_epochs: int = 3
     adversary_weight: float = 1.0
+    # weight of the recovery adversary's term in the representation's loss (0: no recovery
+    # adversary). Off by default: at weight 1 on MEDDOCAN it made the fresh recovery attacker
+    # stronger, not weaker (0.44 -> 0.50 top-10; journal 2026-11-26-shareable-representations-2)
+    recovery_weight: float = 0.0
     seed: int = 13
 
 
@@ -47,6 +68,7 @@ class TrainedRepresentation:
     head: Tagger
     t1: PairAdversary
     t2: PairAdversary
+    recovery: Recovery | None
     history: list[dict[str, float | str]]
 
 
@@ -59,6 +81,19 @@ def tag_loss(head: nn.Module, vectors: torch.Tensor, tags: torch.Tensor) -> torc
 
 def _accuracy(logits: torch.Tensor, truth: torch.Tensor) -> float:
     return float(((logits > 0).float() == truth).float().mean())
+
+
+def cosine_miss(guess: torch.Tensor, unit_rows: torch.Tensor) -> torch.Tensor:
+    """1 - cosine between guesses and (unit-norm) embedding rows, per position."""
+    return 1 - (nn.functional.normalize(guess, dim=-1) * unit_rows).sum(-1)
+
+
+def decoy_loss(
+    rec: nn.Module, real: torch.Tensor, where: torch.Tensor, drawn: torch.Tensor, unit_table: torch.Tensor
+) -> torch.Tensor:
+    """The representation's recovery term: the adversary's guesses at the PHI units ``where``
+    pulled toward the rows of their drawn neighbours ``drawn`` (``neighbour_targets``)."""
+    return cosine_miss(rec(real)[where], unit_table[drawn]).mean()
 
 
 def train_representation(
@@ -76,9 +111,14 @@ def train_representation(
     head = Tagger(cfg.dims.dim, cfg.head_hidden, len(BIO_TAGS))
     t1 = PairAdversary(cfg.dims.dim, embedding.embedding_dim, cfg.adversary_hidden)
     t2 = PairAdversary(cfg.dims.dim, cfg.dims.dim, cfg.adversary_hidden)
+    unit_table = nn.functional.normalize(embedding.weight, dim=1)
+    rec = (
+        Recovery(cfg.dims.dim, cfg.adversary_hidden, embedding.embedding_dim) if cfg.recovery_weight else None
+    )
     rep_params = [p for p in represent.parameters() if p.requires_grad] + list(head.parameters())
     rep_opt = torch.optim.Adam(rep_params, lr=cfg.lr)
-    adv_opt = torch.optim.Adam([*t1.parameters(), *t2.parameters()], lr=cfg.lr)
+    adv_params = [*t1.parameters(), *t2.parameters(), *(rec.parameters() if rec else [])]
+    adv_opt = torch.optim.Adam(adv_params, lr=cfg.lr)
     phi_segments = with_phi(segments, index)
     if not phi_segments:
         raise ValueError("no segment holds a PHI unit with neighbours: nothing to make fake pairs of")
@@ -87,19 +127,27 @@ def train_representation(
 
     def sigma() -> dict[str, float]:
         return {
-            "sigma_in": represent.in_noise.log_sigma.exp().mean().item(),
-            "sigma_out": represent.out_noise.log_sigma.exp().mean().item(),
+            "sigma_in": represent.in_noise.sigma().mean().item(),
+            "sigma_out": represent.out_noise.sigma().mean().item(),
+            "sigma_in_min": represent.in_noise.sigma().min().item(),
+            "sigma_out_min": represent.out_noise.sigma().min().item(),
         }
 
-    def adversary_step(chunk: list[Segment]) -> tuple[float, float]:
+    def adversary_step(chunk: list[Segment]) -> tuple[float, float, float]:
         b = make_batch(chunk)
         fake, _ = fake_ids(chunk, b, index, rng)
         out = pair_logits(represent, embedding, t1, t2, b, fake, gen, train_representation=False)
         loss = bce(out.t1, out.truth) + bce(out.t2, out.truth)
+        miss = math.nan
+        if rec is not None:
+            # as the fresh attacker trains: every position, the true unit's row
+            rec_loss = cosine_miss(rec(out.real), unit_table[b.ids])[b.mask].mean()
+            loss = loss + rec_loss
+            miss = rec_loss.item()
         adv_opt.zero_grad()
         loss.backward()
         adv_opt.step()
-        return _accuracy(out.t1, out.truth), _accuracy(out.t2, out.truth)
+        return _accuracy(out.t1, out.truth), _accuracy(out.t2, out.truth), miss
 
     # phase 1: representation + de-identification head
     for epoch in range(cfg.pretrain_epochs):
@@ -110,6 +158,7 @@ def train_representation(
             rep_opt.zero_grad()
             loss.backward()
             rep_opt.step()
+            represent.hold_noise_floor()
             losses.append(loss.item())
         row: dict[str, float | str] = {
             "phase": "1-deid",
@@ -129,8 +178,9 @@ def train_representation(
         row = {
             "phase": "2-adversaries",
             "epoch": epoch,
-            "t1_acc": float(np.mean([a for a, _ in accs])),
-            "t2_acc": float(np.mean([b for _, b in accs])),
+            "t1_acc": float(np.mean([a[0] for a in accs])),
+            "t2_acc": float(np.mean([a[1] for a in accs])),
+            "rec_miss": float(np.mean([a[2] for a in accs])),
             "seconds": time.monotonic() - t0,
         }
         history.append(row)
@@ -143,22 +193,27 @@ def train_representation(
     tagged = itertools.cycle(list(batches(segments, cfg.batch_size, rng)))
     for epoch in range(cfg.alternate_epochs):
         t0 = time.monotonic()
-        rows: list[tuple[float, float, float, float]] = []
+        rows: list[tuple[float, ...]] = []
         for chunk in batches(phi_segments, cfg.batch_size, rng):
-            a1, a2 = adversary_step(chunk)
+            a1, a2, miss = adversary_step(chunk)
             b = make_batch(chunk)
             fake, _ = fake_ids(chunk, b, index, rng)
             out = pair_logits(represent, embedding, t1, t2, b, fake, gen)
             half = torch.full_like(out.truth, 0.5)
             confusion = bce(out.t1, half) + bce(out.t2, half)
+            decoy = torch.zeros(())
+            if rec is not None:
+                where, drawn = neighbour_targets(chunk, b, index, rng)
+                decoy = decoy_loss(rec, out.real, where, drawn, unit_table)
             tb = make_batch(next(tagged))
             tl = tag_loss(head, represent(tb.ids, gen), tb.tags)
-            loss = tl + cfg.adversary_weight * confusion
+            loss = tl + cfg.adversary_weight * confusion + cfg.recovery_weight * decoy
             rep_opt.zero_grad()
             adv_opt.zero_grad()
             loss.backward()
             rep_opt.step()
-            rows.append((a1, a2, tl.item(), confusion.item()))
+            represent.hold_noise_floor()
+            rows.append((a1, a2, tl.item(), confusion.item(), miss, decoy.item()))
         arr = np.asarray(rows)
         row = {
             "phase": "3-alternate",
@@ -167,6 +222,8 @@ def train_representation(
             "t2_acc": float(arr[:, 1].mean()),
             "tag_loss": float(arr[:, 2].mean()),
             "confusion": float(arr[:, 3].mean()),
+            "rec_miss": float(arr[:, 4].mean()),
+            "decoy_miss": float(arr[:, 5].mean()),
             **sigma(),
             "seconds": time.monotonic() - t0,
         }
@@ -174,7 +231,7 @@ def train_representation(
         log(_fmt(row))
     represent.requires_grad_(False)
     represent.eval()
-    return TrainedRepresentation(represent, head, t1, t2, history)
+    return TrainedRepresentation(represent, head, t1, t2, rec, history)
 
 
 def _fmt(row: dict[str, float | str]) -> str:
