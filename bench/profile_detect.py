@@ -2,7 +2,7 @@
 packing, the encoder, decoding, the rules, and the merge with its checks (``combine``).
 
 Usage: .venv/bin/python bench/profile_detect.py CORPUS [--limit N] [--batch 16] [--threads 2]
-       [--backends torch,torch-bf16,onnx-int8] [--long-kb 0]
+       [--backends torch,torch-bf16,onnx-int8] [--long-kb 0] [--model DIR]
        .venv/bin/python bench/profile_detect.py CORPUS [CORPUS ...] --recognizers [--limit 0]
        [--repeat 3] [--digest]
 
@@ -143,6 +143,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--backends", default="onnx-int8,torch-bf16")
     p.add_argument("--long-kb", type=int, default=0)
+    p.add_argument("--model", type=Path, default=None, help="model directory (default: the shipped one)")
     args = p.parse_args()
     if args.recognizers:
         report_recognizers(args.corpus, args.limit, args.repeat, args.digest)
@@ -156,6 +157,7 @@ def main() -> None:
     from deid.settings import Settings
 
     torch.set_num_threads(args.threads)
+    model_dir = args.model or DEFAULT_MODEL_DIR
     # the product's windows (DEID_MODEL__WINDOW_TOKENS, DEID_MODEL__WINDOW_STRIDE)
     model = Settings().model
     config = InferenceConfig(max_len=model.window_tokens, overlap=model.window_stride)
@@ -169,6 +171,7 @@ def main() -> None:
             i += 1
         runs.append((f"one {len(big.encode()) // 1024} kB note", [big], [langs[0]]))
     chars = sum(len(t) for t in texts)
+    print(f"# model: {model_dir}")
     print(f"# {', '.join(map(str, args.corpus))}: {len(docs)} notes, {chars / len(docs):.0f} chars/note; "
           f"batches of {args.batch}; {args.threads} threads; windows of {config.max_len} tokens, "
           f"overlap {config.overlap}")
@@ -176,10 +179,10 @@ def main() -> None:
               "merge")
     for backend in args.backends.split(","):
         if backend in ("torch", "torch-bf16"):
-            det = load_detector(DEFAULT_MODEL_DIR, device="cpu",
+            det = load_detector(model_dir, device="cpu",
                                 dtype="bfloat16" if backend == "torch-bf16" else "float32", config=config)
         else:
-            det = load_onnx_detector(DEFAULT_MODEL_DIR, int8=backend == "onnx-int8", threads=args.threads,
+            det = load_onnx_detector(model_dir, int8=backend == "onnx-int8", threads=args.threads,
                                      config=config)
         det.detect(texts[:2], langs[:2])  # warm-up
         for label, tx, lg in runs:
