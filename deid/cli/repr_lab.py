@@ -50,6 +50,13 @@ def register(subparsers: Any) -> None:
         "row) in the representation's loss (default 0: none; at 1 it helped the fresh recovery "
         "attacker on MEDDOCAN, see the 2026-11-26 journal)",
     )
+    t.add_argument(
+        "--decoys",
+        choices=("neighbours", "label", "mixed"),
+        default="neighbours",
+        help="where a fake pair's (and the recovery term's) replacement unit comes from: the unit's "
+        "N neighbours, any PHI unit of its label, or either at even odds (default neighbours)",
+    )
     t.add_argument("--batch-size", type=int, default=32)
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--in-noise", type=float, default=0.1, help="initial input noise deviation")
@@ -162,7 +169,8 @@ def run_train(args: argparse.Namespace) -> int:
         dims=dims, head_hidden=args.head_hidden, adversary_hidden=args.adversary_hidden,
         batch_size=args.batch_size, lr=args.lr, pretrain_epochs=args.pretrain_epochs,
         adversary_epochs=args.adversary_epochs, alternate_epochs=args.alternate_epochs,
-        adversary_weight=args.adversary_weight, recovery_weight=args.recovery_weight, seed=args.seed,
+        adversary_weight=args.adversary_weight, recovery_weight=args.recovery_weight, decoys=args.decoys,
+        seed=args.seed,
     )  # fmt: skip
     t0 = time.monotonic()
     trained = train_representation(units, segments, index, cfg, log=_log)
@@ -171,7 +179,8 @@ def run_train(args: argparse.Namespace) -> int:
         trained.represent, units, args.out, model_id=model_id, max_len=args.max_len,
         extra={"neighbours": args.neighbours, "neighbour_seconds": round(nb_seconds, 1),
                "train_seconds": round(time.monotonic() - t0, 1), "documents": len(docs),
-               "segments": len(segments), "seed": args.seed, "history": trained.history},
+               "segments": len(segments), "seed": args.seed, "decoys": args.decoys,
+               "history": trained.history},
     )  # fmt: skip
     print(f"{model_id} {sha}")
     return 0

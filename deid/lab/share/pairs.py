@@ -5,12 +5,17 @@ A fake sentence is the real one with one PHI unit replaced by one of its N embed
 (R(x'), E(x)); T2 sees two representations: real (R(x), R(x)) under two noise draws, fake
 (R(x), R(x')). A representation that cannot tell a PHI unit from its neighbours leaves both at
 chance; one that encodes the unit lets both win.
+
+``Decoys`` widens where the replacement comes from (``--decoys``): ``neighbours`` (the paper's),
+``label`` (any PHI unit seen under the same label, so the neighbourhood itself is no longer what
+the fakes share with the real unit) or ``mixed`` (each draw a fair coin between the two).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import torch
@@ -18,7 +23,47 @@ from torch import nn
 
 from deid.lab.share.neighbours import NeighbourIndex
 from deid.lab.share.units import Segment
+from deid.labels import BIO_TAGS
 from deid.ner.encode import IGNORE
+
+DecoyMode = Literal["neighbours", "label", "mixed"]
+DECOY_MODES: tuple[DecoyMode, ...] = ("neighbours", "label", "mixed")
+
+
+def tag_label(tag_id: int) -> str:
+    """The label of a BIO tag id ("B-X" and "I-X" -> "X"; "O" -> "O")."""
+    tag = BIO_TAGS[tag_id]
+    return tag[2:] if tag[:2] in ("B-", "I-") else tag
+
+
+class Decoys:
+    """Draws the replacement of a PHI unit: one of its N neighbours, a PHI unit of the same label
+    (from ``segments``: the training corpus's own PHI units), or either at even odds."""
+
+    def __init__(
+        self, index: NeighbourIndex, segments: Sequence[Segment], mode: DecoyMode = "neighbours"
+    ) -> None:
+        if mode not in DECOY_MODES:
+            raise ValueError(f"decoy mode {mode!r}: one of {', '.join(DECOY_MODES)}")
+        self.index = index
+        self.mode = mode
+        pools: dict[str, set[int]] = {}
+        for s in segments:
+            for k in np.flatnonzero(s.phi).tolist():
+                pools.setdefault(tag_label(int(s.tags[k])), set()).add(int(s.ids[k]))
+        # sorted: the draws depend on the seed only, not on set order
+        self.pools = {lab: np.asarray(sorted(ids), dtype=np.int64) for lab, ids in pools.items()}
+
+    def draw(self, unit_id: int, tag_id: int, rng: np.random.Generator) -> int:
+        use_label = self.mode == "label" or (self.mode == "mixed" and rng.random() < 0.5)
+        pool = self.pools.get(tag_label(tag_id)) if use_label else None
+        if pool is None or pool.size < 2:
+            # no other unit of the label to hide among: the neighbours are the only decoys
+            return self.index.draw(unit_id, rng)
+        while True:  # the unit itself is no decoy; at least one other id is in the pool
+            pick = int(pool[int(rng.integers(pool.size))])
+            if pick != unit_id:
+                return pick
 
 
 @dataclass(frozen=True)
@@ -68,15 +113,21 @@ def with_phi(segments: Sequence[Segment], index: NeighbourIndex) -> list[Segment
 
 
 def fake_ids(
-    segments: Sequence[Segment], batch: Batch, index: NeighbourIndex, rng: np.random.Generator
+    segments: Sequence[Segment],
+    batch: Batch,
+    index: NeighbourIndex,
+    rng: np.random.Generator,
+    decoys: Decoys | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``batch.ids`` with one PHI unit per row moved to a neighbour; and the moved positions."""
+    """``batch.ids`` with one PHI unit per row moved to a neighbour (or a ``decoys`` draw); and the
+    moved positions."""
     fake = batch.ids.clone()
     where = torch.zeros(len(segments), dtype=torch.long)
     for r, s in enumerate(segments):
         pos = replaceable(s, index)
         k = int(pos[int(rng.integers(pos.size))])
-        fake[r, k] = index.draw(int(s.ids[k]), rng)
+        unit = int(s.ids[k])
+        fake[r, k] = decoys.draw(unit, int(s.tags[k]), rng) if decoys else index.draw(unit, rng)
         where[r] = k
     return fake, where
 
@@ -116,14 +167,20 @@ def pair_logits(
 
 
 def neighbour_targets(
-    segments: Sequence[Segment], batch: Batch, index: NeighbourIndex, rng: np.random.Generator
+    segments: Sequence[Segment],
+    batch: Batch,
+    index: NeighbourIndex,
+    rng: np.random.Generator,
+    decoys: Decoys | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Every PHI unit with neighbours in ``batch`` (a (B, T) mask) and, for each, one of its N
-    neighbours drawn afresh (the ids, in mask order): the recovery adversary's decoy targets."""
+    neighbours (or a ``decoys`` draw) drawn afresh (the ids, in mask order): the recovery
+    adversary's decoy targets."""
     where = torch.zeros_like(batch.mask)
     drawn: list[int] = []
     for r, s in enumerate(segments):
         for k in replaceable(s, index).tolist():
             where[r, k] = True
-            drawn.append(index.draw(int(s.ids[k]), rng))
+            unit = int(s.ids[k])
+            drawn.append(decoys.draw(unit, int(s.tags[k]), rng) if decoys else index.draw(unit, rng))
     return where, torch.tensor(drawn, dtype=torch.long)

@@ -32,6 +32,8 @@ from torch import nn
 from deid.lab.share.model import PairAdversary, Recovery, ReprDims, Representation, Tagger, frozen_embedding
 from deid.lab.share.neighbours import NeighbourIndex
 from deid.lab.share.pairs import (
+    DecoyMode,
+    Decoys,
     batches,
     fake_ids,
     make_batch,
@@ -59,6 +61,8 @@ class ReprTrainConfig:
     # adversary). Off by default: at weight 1 on MEDDOCAN it made the fresh recovery attacker
     # stronger, not weaker (0.44 -> 0.50 top-10; journal 2026-11-26-shareable-representations-2)
     recovery_weight: float = 0.0
+    # where fake pairs' and recovery targets' replacements come from (``pairs.Decoys``)
+    decoys: DecoyMode = "neighbours"
     seed: int = 13
 
 
@@ -120,6 +124,7 @@ def train_representation(
     adv_params = [*t1.parameters(), *t2.parameters(), *(rec.parameters() if rec else [])]
     adv_opt = torch.optim.Adam(adv_params, lr=cfg.lr)
     phi_segments = with_phi(segments, index)
+    decoys = Decoys(index, segments, cfg.decoys)
     if not phi_segments:
         raise ValueError("no segment holds a PHI unit with neighbours: nothing to make fake pairs of")
     history: list[dict[str, float | str]] = []
@@ -135,7 +140,7 @@ def train_representation(
 
     def adversary_step(chunk: list[Segment]) -> tuple[float, float, float]:
         b = make_batch(chunk)
-        fake, _ = fake_ids(chunk, b, index, rng)
+        fake, _ = fake_ids(chunk, b, index, rng, decoys)
         out = pair_logits(represent, embedding, t1, t2, b, fake, gen, train_representation=False)
         loss = bce(out.t1, out.truth) + bce(out.t2, out.truth)
         miss = math.nan
@@ -197,13 +202,13 @@ def train_representation(
         for chunk in batches(phi_segments, cfg.batch_size, rng):
             a1, a2, miss = adversary_step(chunk)
             b = make_batch(chunk)
-            fake, _ = fake_ids(chunk, b, index, rng)
+            fake, _ = fake_ids(chunk, b, index, rng, decoys)
             out = pair_logits(represent, embedding, t1, t2, b, fake, gen)
             half = torch.full_like(out.truth, 0.5)
             confusion = bce(out.t1, half) + bce(out.t2, half)
             decoy = torch.zeros(())
             if rec is not None:
-                where, drawn = neighbour_targets(chunk, b, index, rng)
+                where, drawn = neighbour_targets(chunk, b, index, rng, decoys)
                 decoy = decoy_loss(rec, out.real, where, drawn, unit_table)
             tb = make_batch(next(tagged))
             tl = tag_loss(head, represent(tb.ids, gen), tb.tags)
