@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from deid.labels import BIO_TAGS, Label
 from deid.spans import Span
 
@@ -32,11 +34,51 @@ class Word:
     end: int
 
 
+# The class of each code point under ``_WORD``, filled in from the pattern itself the first time a
+# code point is seen: 0 whitespace, 1 letter or digit (joins a run), 2 any other character (a word
+# alone). A note's word offsets from these classes by numpy take a quarter of ``finditer``'s time
+# (issue 36).
+_SPACE, _RUN, _ALONE, _UNSEEN = 0, 1, 2, 255
+_CLASS = np.full(0x110000, _UNSEEN, np.uint8)
+_RUN_CHAR = re.compile(r"[^\W_]", re.UNICODE)
+_SPACE_CHAR = re.compile(r"\s", re.UNICODE)
+
+
+def _classes(codes: np.ndarray) -> np.ndarray:
+    cls = _CLASS[codes]
+    unseen = cls == _UNSEEN
+    if unseen.any():
+        # threads may fill the same entry at once: each writes the same value
+        for c in np.unique(codes[unseen]).tolist():
+            ch = chr(c)
+            _CLASS[c] = _RUN if _RUN_CHAR.fullmatch(ch) else _SPACE if _SPACE_CHAR.fullmatch(ch) else _ALONE
+        cls = _CLASS[codes]
+    return cls
+
+
+def word_bounds(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The start and end offsets of ``split_words(text)`` (no cuts) as two int64 arrays: every
+    run of letters and digits, and every other visible character alone."""
+    # surrogatepass: a lone surrogate is one code point, one visible character, as ``re`` reads it
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    cls = _classes(codes)
+    run = cls == _RUN
+    run_start = run.copy()
+    run_start[1:] &= ~run[:-1]
+    run_end = run.copy()
+    run_end[:-1] &= ~run[1:]
+    starts = np.flatnonzero(run_start | (cls == _ALONE))
+    ends = starts + 1
+    ends[run_start[starts]] = np.flatnonzero(run_end) + 1
+    return starts, ends
+
+
 def split_words(text: str, cuts: Iterable[int] = ()) -> list[Word]:
     """Split at whitespace and punctuation; also at every offset in ``cuts`` (gold boundaries)."""
     cut_set = set(cuts)
     if not cut_set:
-        return [Word(*m.span()) for m in _WORD.finditer(text)]
+        starts, ends = word_bounds(text)
+        return list(map(Word, starts.tolist(), ends.tolist()))
     words: list[Word] = []
     for m in _WORD.finditer(text):
         start, end = m.start(), m.end()
