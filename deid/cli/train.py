@@ -261,6 +261,6 @@ def run(args: argparse.Namespace) -> int:
         decay_steps=args.decay_steps,
         keep_layers=layers, teacher=args.teacher, kd_weight=args.kd_weight, bf16=args.bf16,
     )  # fmt: skip
-    best = train(cfg, docs, dev, resume=not args.no_resume)
-    print(f"best checkpoint: {best}")
+    chosen = train(cfg, docs, dev, resume=not args.no_resume)
+    print(f"{'best' if dev else 'last'} checkpoint: {chosen}")
     return 0

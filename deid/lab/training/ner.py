@@ -321,7 +321,8 @@ def train(
     if dev:
         _eval_and_keep(model, tokenizer, dev, device, out, step, best_score)
     log.info("finished at step %d", step)
-    return out / "best"
+    # without a dev set nothing chooses a checkpoint: the last one is the run's model
+    return out / "best" if dev else last
 
 
 def keep_layers(model: Any, layers: Sequence[int]) -> None:

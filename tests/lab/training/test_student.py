@@ -88,3 +88,22 @@ def test_a_bf16_distillation_run_keeps_fp32_weights_and_writes_a_loadable_studen
     assert student.config.num_hidden_layers == 2
     assert all(p.dtype == torch.float32 for p in student.parameters())
     assert (tmp_path / "run" / "last").is_dir()
+
+
+def test_a_run_without_a_dev_set_names_its_last_checkpoint_which_exists(tmp_path: Path) -> None:
+    """Nothing chooses a checkpoint without a dev set: ``train`` returns the last one, a loadable
+    model directory (it used to name a ``best`` directory that no run had written)."""
+    from deid.lab.training.ner import TrainConfig, train
+    from deid.labels import Label
+    from deid.ner import DEFAULT_MODEL_DIR
+    from deid.ner.model import load_token_classifier
+    from deid.spans import Document, Span
+
+    text = "Patient: John Smith, seen on 3 May 2019 at Mercy Hospital."
+    doc = Document("d1", text, "en", (Span(9, 19, Label.PATIENT, "gold"), Span(29, 39, Label.DATE, "gold")))
+    cfg = TrainConfig(out_dir=str(tmp_path / "run"), init=str(DEFAULT_MODEL_DIR), max_steps=1, warmup_steps=1,
+                      threads=1, eval_minutes=100.0, save_minutes=100.0)
+    chosen = train(cfg, [doc], {}, resume=False)
+    assert chosen == tmp_path / "run" / "last"
+    assert not (tmp_path / "run" / "best").exists()
+    assert load_token_classifier(chosen)[0].config.num_hidden_layers >= 1
