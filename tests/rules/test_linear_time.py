@@ -285,6 +285,8 @@ def super_linear(run: Run, shape: Shape) -> list[str]:
             if tries > 1:
                 first = best(run, small_text, tries=tries)
             failed = []
+            if max(first.values()) <= PROBE_ABOVE_S:
+                break  # timed again, the start is not slow (one disturbed run was): measure in full
             for name, t in first.items():
                 exponent = math.log2(max(t, FLOOR_S) / max(half[name], FLOOR_S))
                 projected = t * (LARGE / SMALL) ** exponent
@@ -306,6 +308,16 @@ def super_linear(run: Run, shape: Shape) -> list[str]:
         if worst <= MAX_RATIO or worst > 2 * MAX_RATIO:
             break
     ratios = {name: large[name] / max(small[name], FLOOR_S) for name in large}
+    near = [name for name, ratio in ratios.items() if MAX_RATIO < ratio <= 2 * MAX_RATIO]
+    if near:
+        # A near miss that held over every try is measured once more on texts twice as long (20k
+        # and 200k, best of three each): a super-linear pattern grows by more than the limit there
+        # too, while one process's disturbed timings (seen on a loaded box: x15.6-20.7 for a
+        # pattern that reads x10 in the next process) do not follow the input to another size
+        again_small = best(run, repeated(shape, 2 * SMALL), tries=3)
+        again_large = best(run, repeated(shape, 2 * LARGE), tries=3)
+        for name in near:
+            ratios[name] = min(ratios[name], again_large[name] / max(again_small[name], FLOOR_S))
     return [f"{name}: {small[name] * 1000:.1f} ms at 10k, {large[name] * 1000:.1f} ms at 100k (×{ratio:.1f})"
             for name, ratio in ratios.items() if ratio > MAX_RATIO]
 
@@ -329,6 +341,11 @@ def test_every_recognizer_has_shapes_of_its_own() -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_rule_detector_is_linear(language: str, shape: str) -> None:
     failed = super_linear(detector_run(language), shape)
+    # A recognizer's share of the detector's time is also timed amid every other recognizer's
+    # spans (memory the caches no longer hold at 100k): one over the limit there is timed alone on
+    # the same text before it condemns; the detector's own total is never excused.
+    failed = [f for f in failed if f.startswith(f"{DETECTOR}:")
+              or super_linear(recognizer_run(f.split(":", 1)[0], language), shape)]
     assert not failed, f"{language}, {shape!r} repeated: " + "; ".join(failed)
 
 
