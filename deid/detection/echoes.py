@@ -210,6 +210,7 @@ class _Known:
     given: dict[str, Label] = field(default_factory=dict)  # folded given names met, their forms in ``forms``
     lower_names: bool = False
     lower_seen: set[str] = field(default_factory=set)  # folded words of name spans in lower case
+    language: str = ""
 
     def add_org(self, s: Span, found: Sequence[str]) -> None:
         for acro in _acronyms(found):
@@ -229,7 +230,7 @@ class _Known:
             return
         for w in found:
             f = fold(w)
-            if len(f) < 2 or f in TITLES_AND_PARTICLES:
+            if len(f) < 2 or (f in TITLES_AND_PARTICLES and not _english_name_word(w, self.language)):
                 continue
             self.lower_names = self.lower_names or w.islower()
             self.words.setdefault(f, s.label)
@@ -270,7 +271,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     """``spans`` plus a span over each uncovered occurrence of a detected name's words, nicknames,
     pet forms and initials (module docstring)."""
     spans = sorted(spans, key=lambda s: (s.start, s.end))
-    known = _Known()
+    known = _Known(language=language)
     for s in spans:
         if s.label.category is Category.ORG:
             known.add_org(s, _WORD.findall(text, s.start, s.end))
@@ -289,7 +290,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         if covered_to > m.start():
             continue
         w = m.group()
-        label = _echo_label(w, words, forms, initials)
+        label = _echo_label(w, words, forms, initials, language)
         end = m.end()
         signer = initials.get(w.upper()) if w.islower() else known.signed.get(w)
         if label is None and signer is not None and _signs_alone(text, m.start(), m.end()):
@@ -298,18 +299,33 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
             continue
         if label is None and (owner := _POSSESSIVE.fullmatch(w)) is not None:
             w, end = owner[1], m.start() + len(owner[1])  # "KM's consent", "Gigi's songs"
-            label = _echo_label(w, words, forms, initials)
+            label = _echo_label(w, words, forms, initials, language)
         if label is None or not _plausible_occurrence(w, text, m.start(), known.lower_names, language):
             continue
         added.append(Span(m.start(), end, label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
 
 
+def _english_name_word(w: str, language: str) -> bool:
+    """A particle of French and Spanish names ("de", "del", "la") is a word of their running text;
+    in an English note a capitalised one of three letters or more inside a person's name is a name
+    ("Delbert "Del" Fairweather", then "Del resting")."""
+    return language == "en" and w[0].isupper() and fold(w) in _LONG_PARTICLES
+
+
+# The particles of TITLES_AND_PARTICLES of three letters or more (never a title: "Mrs", "Doctor"
+# stay out of a name's words in every language)
+_LONG_PARTICLES = frozenset({"des", "del", "della", "les", "los", "las", "van", "von", "der", "den", "dos",
+                             "das", "ste", "san", "santa", "bin", "ben", "ibn", "abu", "ter", "ten"})
+
+
 def _echo_label(w: str, words: dict[str, Label], forms: dict[str, Label],
-                initials: dict[str, Label]) -> Label | None:
+                initials: dict[str, Label], language: str) -> Label | None:
     f = fold(w)
     if f in TITLES_AND_PARTICLES:
-        return None
+        # "de", "del", "la" are words of French and Spanish text; in an English note a capitalised
+        # one that is a known person's nickname ("Delbert", then "Del") is that person
+        return (words.get(f) or forms.get(f)) if _english_name_word(w, language) else None
     if len(f) >= 2 and f in words and (len(f) > 2 or w[0].isupper()):
         return words[f]
     if w.isupper() and w in initials:

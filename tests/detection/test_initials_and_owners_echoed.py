@@ -60,3 +60,12 @@ def test_an_initial_before_a_name_is_grown_in_but_not_the_french_monsieur() -> N
     text_fr = "Vu avec M. Durand ce jour"
     grown = whole_extents([at(text_fr, "Durand")], text_fr, "fr")
     assert [text_fr[s.start : s.end] for s in grown] == ["Durand"]
+
+
+def test_a_nickname_spelled_like_a_particle_is_echoed_in_english_and_not_in_french_or_spanish() -> None:
+    """"Del" of "Delbert "Del" Okoro" names him again in an English note; "del" and "Del" are words of
+    Spanish text (and "de", "la" of French), so there the particle guard stays."""
+    text = 'Pt Delbert "Del" Okoro, 67M. Del resting, asked for the del mar brochure.'
+    assert echoed(text, 'Delbert "Del" Okoro') == ["Del"]
+    es = 'Paciente Delfín "Del" Okoro. Del mismo modo refiere dolor.'
+    assert echoed(es, 'Delfín "Del" Okoro', "es") == []
