@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from deid.detection.own_words import is_person_word
+from deid.detection.own_words import ALSO_GIVEN_NAMES, is_person_word
 from deid.labels import Category, Label
 from deid.rules.hospital_acronyms import CLINICAL as HOSPITAL_CLINICAL
 from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
@@ -228,9 +228,14 @@ class _Known:
         self.lower_seen.update(fold(w) for w in found if w.islower())  # "pot labelled arjun menon"
         if not found or not _spreads(s, found):
             return
-        for w in found:
+        for i, w in enumerate(found):
             f = fold(w)
             if len(f) < 2 or (f in TITLES_AND_PARTICLES and not _english_name_word(w, self.language)):
+                continue
+            if is_person_word(w) and (i == 0 or f not in ALSO_GIVEN_NAMES):
+                # a kinship word the model took into the name ("Hermano Guillermo", "Fille
+                # Marie") names no one alone: echoed, it would replace every "Hermano"; one that
+                # is also a given name counts after the first word ("Nguyen Van Son")
                 continue
             self.lower_names = self.lower_names or w.islower()
             self.words.setdefault(f, s.label)

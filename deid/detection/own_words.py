@@ -87,7 +87,7 @@ _FUNCTION = frozenset({
     "sa", "ses", "le", "la", "les", "du", "de", "des", "su", "sus", "el", "los", "las", "del",
 })  # fmt: skip
 # Kinship words that are also given names: a span of these alone is dropped only in lower case.
-_ALSO_GIVEN_NAMES = frozenset({"son", "ma", "pa", "baby", "lady"})
+ALSO_GIVEN_NAMES = frozenset({"son", "ma", "pa", "baby", "lady"})
 
 _LANGUAGES = frozenset({
     "english", "spanish", "french", "portuguese", "italian", "german", "dutch", "polish", "russian",
@@ -172,7 +172,7 @@ def _only_kinship(text: str) -> bool:
     kin = [(w, fold(w)) for w in words if fold(w) not in _FUNCTION]
     if not kin:
         return False  # determiners alone are the span convention's business, not this step's
-    return all(f in _KINSHIP and (f not in _ALSO_GIVEN_NAMES or w.islower()) for w, f in kin)
+    return all(f in _KINSHIP and (f not in ALSO_GIVEN_NAMES or w.islower()) for w, f in kin)
 
 
 def is_person_word(word: str) -> bool:
@@ -323,6 +323,12 @@ _STREET_AFTER = re.compile(r"[ \t]+(?:[A-Z][a-z]+|st|street|ave|avenue|rd|road|b
 _SCHOOL_YEAR = re.compile(r"\d{1,2}(?:st|nd|rd|th)[ \t]+(?:yr|year|grade|form)", re.IGNORECASE)
 _GRADE_ONLY = re.compile(r"(?:PGY|ST|FY|CT|SpR|F)-?\d")
 _GRAVIDA = re.compile(r"G\d{1,2}[ \t]?P\d{1,4}(?:[ \t]?A\d)?")
+# a Glasgow coma score's parts ("E3V5M6", "E4 V5 M6", "E2VTM5"): eyes, voice, motor
+_GCS_PARTS = re.compile(r"\(?E[1-4][ \t]?V(?:[1-5]|T)[ \t]?M[1-6]\)?")
+# clock times in a list of timed entries ("0418.\n0420", "0600\n - 0440", "1900-0730"): no phone
+_HHMM = r"(?:[01]\d|2[0-3])[0-5]\d"
+_CLOCKS_ONLY = re.compile(rf"[\s.\-–]*{_HHMM}(?:[\s.\-–]+{_HHMM})+[\s.\-–]*")
+_TIMED_ENTRY_LINE = re.compile(rf"[ \t]*(?:[-–•*][ \t]*)?{_HHMM}(?!\d)")
 _PUBLIC_NUMBERS = frozenset(
     {"111", "999", "911", "988", "(988", "112", "061", "3114", "116117", "116123", "838255"})
 _CALL_BEFORE = re.compile(
@@ -336,6 +342,10 @@ def _says_what_it_counts(span: Span, text: str) -> bool:
         return True
     if _GRAVIDA.fullmatch(words) or _GRADE_ONLY.fullmatch(words):
         return True
+    if _GCS_PARTS.fullmatch(words):
+        return True
+    if span.label in (Label.PHONE, Label.FAX) and _timed_entries(words):
+        return True
     if _SCHOOL_YEAR.fullmatch(words) or _GAUGE.fullmatch(words):
         return True
     if _FLOOR.fullmatch(words) and not _STREET_AFTER.match(text, span.end):
@@ -346,6 +356,16 @@ def _says_what_it_counts(span: Span, text: str) -> bool:
         return False
     return bool(_HOSPITAL_DAY_BEFORE.search(text, max(0, span.start - 8), span.start)
                 or ("-" not in words and _DURATION_RANGE_AFTER.match(text, span.end)))
+
+
+def _timed_entries(words: str) -> bool:
+    """A "phone" made of clock times only, or running onto a line that opens with a clock: the
+    timed entries of a nursing or code note ("0418.\n0420 Dr F. intubated"). A phone number is
+    written on one line, and no phone of these countries is two groups of four clock digits."""
+    if _CLOCKS_ONLY.fullmatch(words):
+        return True
+    last_line = words.rsplit("\n", 1)
+    return len(last_line) == 2 and _TIMED_ENTRY_LINE.match(last_line[1]) is not None
 
 
 def _room_number(span: Span, text: str) -> bool:

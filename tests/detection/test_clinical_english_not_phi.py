@@ -108,3 +108,28 @@ def test_a_clock_time_by_its_context_names_no_one(text: str, words: str, label: 
 ])
 def test_four_digits_that_may_be_a_year_or_an_address_stay(text: str, words: str, label: Label) -> None:
     assert not names_no_one(_span(text, words, label), text, "en")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("MTP activated 0418.\n0420 Dr F (anaesthesia) intubated", "0418.\n0420"),
+    ("Lactate repeat ordered for 0600\n - 0440 Dr R. d/w ICU", "0600\n - 0440"),
+    ("accepted to MICU bed 12\n - 0455 transferred on monitor", "12\n - 0455"),
+    ("Night shift 1900-0730 uneventful", "1900-0730"),
+])
+def test_clock_times_of_timed_entries_are_no_phone(text: str, words: str) -> None:
+    assert names_no_one(_span(text, words, Label.PHONE), text, "en")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("Wife's mobile 07700 900123, home 0161 496 0012", "0161 496 0012"),
+    ("call back on 614-555-0188\n0420 no answer", "614-555-0188"),  # the phone ends at the line
+    ("Tel. 04 75 33 18 62\n", "04 75 33 18 62"),
+])
+def test_a_phone_beside_timed_entries_stays(text: str, words: str) -> None:
+    assert not names_no_one(_span(text, words, Label.PHONE), text, "en")
+
+
+@pytest.mark.parametrize("words", ["E3V5M6", "(E3V5M6)", "E4 V5 M6", "E2VTM5"])
+def test_the_parts_of_a_glasgow_score_are_no_identifier(words: str) -> None:
+    text = f"O/E: GCS 14/15 {words}, drowsy but rousable"
+    assert names_no_one(_span(text, words, Label.ID_SSN), text, "en")

@@ -152,3 +152,16 @@ def test_a_hospital_acronym_from_the_model_or_a_clinical_one_spreads_nothing() -
     model = _span(text, "TGH", Label.HOSPITAL)  # the model's reading: no cue seen
     clinical = Span(text.index("ICU"), text.index("ICU") + 3, Label.HOSPITAL, "rules.hospital_acronym", 1.0)
     assert echo_names([model, clinical], text, "en") == sorted([model, clinical])
+
+
+def test_a_kinship_word_taken_into_a_name_is_not_echoed() -> None:
+    text = "Hermano Guillermo acude. Hermano: vive en Sabadell. Fille Marie appelée. Fille rappelée."
+    spans = [_span(text, "Hermano Guillermo", Label.RELATIVE), _span(text, "Fille Marie", Label.RELATIVE)]
+    out = _texts(echo_names(spans, text, "es"), text)
+    assert ("Hermano", "RELATIVE") not in out and ("Fille", "RELATIVE") not in out
+
+
+def test_a_kinship_word_that_is_also_a_given_name_echoes_after_the_first_word() -> None:
+    text = "Patient: NGUYEN Van Son, 58 y. Son reports less pain today."
+    out = echo_names([_span(text, "NGUYEN Van Son", Label.PATIENT)], text, "en")
+    assert ("Son", "PATIENT") in _texts(out, text)
