@@ -43,6 +43,13 @@ def register(subparsers: Any) -> None:
     t.add_argument("--alternate-epochs", type=int, default=3)
     t.add_argument("--adversary-weight", type=float, default=1.0)
     t.add_argument(
+        "--adversary-steps",
+        type=_at_least_one,
+        default=1,
+        metavar="K",
+        help="adversary updates per representation update in the alternating phase (default 1)",
+    )
+    t.add_argument(
         "--recovery-weight",
         type=float,
         default=0.0,
@@ -108,6 +115,13 @@ def _corpus_args(p: argparse.ArgumentParser, flag: str, text: str) -> None:
     p.add_argument("--seed", type=int, default=13)
 
 
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
+    return value
+
+
 def _split(arg: str | Path) -> tuple[Path, int]:
     head, sep, tail = str(arg).rpartition(":")
     return (Path(head), int(tail)) if sep and tail.isdigit() else (Path(arg), 0)
@@ -170,7 +184,7 @@ def run_train(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, lr=args.lr, pretrain_epochs=args.pretrain_epochs,
         adversary_epochs=args.adversary_epochs, alternate_epochs=args.alternate_epochs,
         adversary_weight=args.adversary_weight, recovery_weight=args.recovery_weight, decoys=args.decoys,
-        seed=args.seed,
+        adversary_steps=args.adversary_steps, seed=args.seed,
     )  # fmt: skip
     t0 = time.monotonic()
     trained = train_representation(units, segments, index, cfg, log=_log)
@@ -180,6 +194,7 @@ def run_train(args: argparse.Namespace) -> int:
         extra={"neighbours": args.neighbours, "neighbour_seconds": round(nb_seconds, 1),
                "train_seconds": round(time.monotonic() - t0, 1), "documents": len(docs),
                "segments": len(segments), "seed": args.seed, "decoys": args.decoys,
+               "adversary_steps": args.adversary_steps,
                "history": trained.history},
     )  # fmt: skip
     print(f"{model_id} {sha}")

@@ -464,6 +464,8 @@ class TownTable:
         code = postcode.replace(" ", "").upper()
         if "*" in code:  # a ZIP generalised to its first digits ("021**"): any town under them fits
             head = code.split("*", 1)[0]
+            if head == "000":
+                return True  # Safe Harbor's restricted area: the digits name no place to contradict
             return any(not codes or any(c.startswith(head) for c in codes) for _, codes, _ in matches)
         return any(not codes or code in codes or any(code.startswith(c) for c in codes if len(c) < 5)
                    for _, codes, _ in matches)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -384,3 +385,86 @@ def test_attack_cli_reports_recovery_per_distinct_unit_and_the_no_information_pr
     per_unit = scores["prior, no representation (top-10, distinct PHI units)"]
     assert per_unit["total"] == len(set(phi_eval)) and per_unit["correct"] <= 10
     assert scores["token recovery (top-10, distinct PHI units)"]["total"] == len(set(phi_eval))
+
+
+# --- adversary steps per representation step (issue 35, sixth stop) ----------------------------
+
+
+def _optimizer_steps(
+    monkeypatch: pytest.MonkeyPatch, toy_task: tuple, **kw: object
+) -> tuple[int, int, list[dict[str, float | str]]]:
+    """(representation steps, adversary steps, history) of a run with phase 3 alone: the Adam
+    step counts of the optimizer holding the head and of the one holding T1."""
+    made: list[torch.optim.Adam] = []
+    init = torch.optim.Adam.__init__
+
+    def spy(self: torch.optim.Adam, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+        made.append(self)
+
+    monkeypatch.setattr(torch.optim.Adam, "__init__", spy)
+    units, train, _, index = toy_task
+    cfg = _small_cfg(pretrain_epochs=0, adversary_epochs=0, alternate_epochs=2, **kw)
+    trained = train_representation(units, train[:120], index, cfg)
+    monkeypatch.undo()
+
+    def steps_of(param: torch.nn.Parameter) -> int:
+        (opt,) = [o for o in made if any(p is param for g in o.param_groups for p in g["params"])]
+        return int(opt.state[param]["step"])
+
+    head, t1 = next(trained.head.parameters()), next(trained.t1.parameters())
+    return steps_of(head), steps_of(t1), trained.history
+
+
+def test_adversary_steps_run_k_adversary_updates_per_representation_update(
+    monkeypatch: pytest.MonkeyPatch, toy_task: tuple
+) -> None:
+    rep1, adv1, hist1 = _optimizer_steps(monkeypatch, toy_task)
+    assert rep1 > 0 and adv1 == rep1  # the default: one adversary step per representation step
+    rep3, adv3, hist3 = _optimizer_steps(monkeypatch, toy_task, adversary_steps=3)
+    # the extra steps are adversary steps only: as many representation steps as before
+    assert rep3 == rep1 and adv3 == 3 * rep3
+    assert all("t1_acc_last" in r for r in hist3 if r["phase"] == "3-alternate")
+    assert not any("t1_acc_last" in r for r in hist1)
+
+
+def test_one_adversary_step_draws_no_extra_batch_and_gives_the_model_of_the_default(
+    monkeypatch: pytest.MonkeyPatch, toy_task: tuple
+) -> None:
+    """K = 1 shuffles no extra batch list (so it draws the random numbers of the runs before the
+    option) and gives the weights and history of a config without the option."""
+    import deid.lab.share.train as train_module
+
+    shuffles: list[int] = []
+    real_batches = train_module.batches
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        shuffles.append(1)
+        return real_batches(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "batches", counted)
+    units, train, _, index = toy_task
+    runs = [
+        train_representation(units, train[:120], index, _small_cfg(**kw))
+        for kw in ({}, {"adversary_steps": 1})
+    ]
+    # per run: one per epoch of the three phases (2 + 1 + 1) and the tagged cycle of phase 3
+    assert len(shuffles) == 2 * 5
+    train_representation(units, train[:120], index, _small_cfg(adversary_steps=2))
+    assert len(shuffles) > 3 * 5  # K = 2 does draw its own batches
+    a, b = (r.represent.trainable_state() for r in runs)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    strip = [[{k: v for k, v in row.items() if k != "seconds"} for row in r.history] for r in runs]
+    assert strip[0] == strip[1]
+    with pytest.raises(ValueError, match="adversary_steps"):
+        train_representation(units, train[:120], index, _small_cfg(adversary_steps=0))
+
+
+def test_repr_lab_train_parses_adversary_steps_and_refuses_zero() -> None:
+    from deid.cli import build_parser
+
+    base = ["repr-lab", "train", "--corpus", "c", "--out", "o"]
+    assert build_parser().parse_args(base).adversary_steps == 1
+    assert build_parser().parse_args([*base, "--adversary-steps", "4"]).adversary_steps == 4
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*base, "--adversary-steps", "0"])
