@@ -224,6 +224,14 @@ _TITLE_GENDER: dict[str, str | None] = {
     "infirmiere": "female",
     "enfermero": "male",
     "enfermera": "female",
+    # what a French family and ward call a grandparent, before the given name ("Mamie Blanca",
+    # "Pépé Jean"): kept like a title, and the lone word after it is a given name
+    "mamie": "female",
+    "mamy": "female",
+    "meme": "female",
+    "papi": "male",
+    "papy": "male",
+    "pepe": "male",
 }
 # titles that are initials in the other languages ("M. Huang" in English is Mark Huang)
 _TITLE_LANG = {
@@ -237,7 +245,15 @@ _TITLE_LANG = {
     "doña": "es",
     "dna": "es",
     "dna.": "es",
+    "mamie": "fr",
+    "mamy": "fr",
+    "meme": "fr",
+    "papi": "fr",
+    "papy": "fr",
+    "pepe": "fr",  # "Pepe" is a Spanish given name
 }
+# French family words of a GIVEN name: "Mamie Blanca", "Papy Jo"
+_FAMILIAR_TITLES = {"mamie", "mamy", "meme", "papi", "papy", "pepe"}
 # Spanish titles of a GIVEN name: "Doña Pilar", "D. Antonio" (a lone word after them is a given name)
 _GIVEN_TITLES = {"don", "d.", "dona", "dna", "dna.", "dña."}
 # Spanish titles after which two surnames are the usual shape ("Sra. Martínez García")
@@ -748,6 +764,8 @@ def _lone_word_role(text: str, tok: _Token, lang: str, has_title: bool, has_mark
         return "given"
     if lang == "es" and title in _GIVEN_TITLES and (is_given(w) or not is_surname(w)):
         return "given"  # "Doña Pilar", "D. Antonio": Don/Doña name a given name ("D. Martínez" aside)
+    if title in _FAMILIAR_TITLES:
+        return "given"  # "Mamie Blanca", "Mémé Blanche": a grandmother is called by her given name
     capitals = w.isupper() and len(w) > 1
     if not has_title and _given_word(w) and not (capitals and is_surname(w)):
         return "given"

@@ -81,6 +81,9 @@ def test_an_english_possessive_is_no_part_of_the_surname() -> None:
             [("given", "maria"), ("given", "jose"), ("surname", "perez"), ("surname", "lopez")],
         ),
         ("Doña Pilar", "es", [("given", "pilar")]),
+        ("Mamie Blanca", "fr", [("given", "blanca")]),  # what the family calls her: her given name
+        ("Mémé Blanche", "fr", [("given", "blanche")]),
+        ("Papy Jo", "fr", [("given", "jo")]),
     ],
 )
 def test_each_word_gets_the_role_its_writing_or_the_lists_say(
@@ -124,3 +127,10 @@ def test_a_given_name_of_the_titles_gender_after_a_title_reads_as_that_given_nam
     m = identity.parse(text, "fr", title_before)
     assert [(u.role, u.value) for u in m.units] == [("given", "victoire")]
     assert m.ambiguous == "single"
+
+
+def test_a_french_grandparents_family_word_is_kept_and_says_the_gender() -> None:
+    m = identity.parse("Mamie Blanca", "fr")
+    assert m.kept and m.title_gender == "female" and m.title == "mamie"
+    # in Spanish "Pepe" is a given name, not a grandfather
+    assert roles("Pepe Martínez", "es") == [("given", "pepe"), ("surname", "martinez")]
