@@ -340,6 +340,9 @@ _NOT_A_NAME_IN_BRACKETS = frozenset({
     "huntington's", "addison", "cushing", "wilson", "marfan", "down", "down's", "turner", "lynch",
     "graves", "hashimoto", "raynaud", "paget", "asperger", "tourette",
 })  # fmt: skip
+_TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "lady"})
+# words of a sentence, not of a name written in small letters after a field ("pt: states he ...")
+_SENTENCE_WORDS = _COMMON | {"he", "she", "they", "his", "her", "it", "not", "no"}
 _NOT_A_NAME = frozenset(
     [
         "pt",
@@ -421,6 +424,12 @@ class EnglishNameRecognizer(RegexRecognizer):
         name = match.group("phi")
         first = name.split()[0].strip(",").lower()
         if first in _NOT_A_NAME or name.lower() in _COMMON:
+            return None
+        if name.rstrip(".").lower() in _TITLE_WORDS:
+            return None  # "Pt: Mrs O. M. Featherstone": the title alone, the name is after it
+        field = match.groupdict().get("field")
+        if field and name.islower() and (field == "PT" or any(w in _SENTENCE_WORDS for w in name.split())):
+            # "PT: ambulating 40 ft" is physical therapy's heading; "pt: states he ..." a sentence
             return None
         bracketed = text[match.start("phi") - 1 : match.start("phi")] == "("
         if bracketed and name.lower() in _NOT_A_NAME_IN_BRACKETS:

@@ -7,6 +7,7 @@ import pytest
 
 from deid.labels import Label
 from deid.rules import RuleDetector
+from deid.rules.us import EnglishNameRecognizer
 
 DET = RuleDetector()
 
@@ -90,3 +91,19 @@ def test_english_rules_stay_out_of_other_languages() -> None:
         if s.source in ("rules.us_phone", "rules.us_places", "rules.en_names", "rules.titled_name")
     ]
     assert Label.PHONE in {s.label for s in DET.find(text, "en")}
+
+
+@pytest.mark.parametrize("text", [
+    "Pt: Mrs O. M. Featherstone    Hosp no 2291",  # the title alone is no name
+    "his mother Mrs A. Mensah, Siobhan",
+    "PT: ambulating 40 ft with rolling walker",  # physical therapy's heading
+    "PT: independent mobility, stairs x 12",
+    'Debrief w/ pt: states he "hasn\'t slept in 4 days"',  # a sentence after the field
+])
+def test_a_field_or_kinship_word_before_a_title_or_a_sentence_gives_no_name(text: str) -> None:
+    assert EnglishNameRecognizer().find(text, "en") == []
+
+
+def test_a_small_letter_name_after_the_patient_field_stays() -> None:
+    text = "Pt: terry horton, 54"
+    assert [text[s.start : s.end] for s in EnglishNameRecognizer().find(text, "en")] == ["terry horton"]
