@@ -189,6 +189,8 @@ apartment unit suite flat floor piso bajo izq izda izquierda dcha drcha derecha 
 esc bat batiment appt appartement etage bloc portal no n num last next this past mid early late
 night morning evening afternoon weekend week semaine semana dernier derniere prochain prochaine
 pasado pasada proximo proxima noche manana tarde soir matin nuit fin debut end beginning
+finales principios mediados comienzos imagerie radiologie laboratoire biologie analyses imaging
+radiology laboratory lab associates rehab rehabilitation
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 

@@ -89,6 +89,17 @@ def test_titles_and_kinds_of_place_are_no_leak_but_the_name_is() -> None:
                 for f in mention_leaks(note.note_id, m, note.text, a.replaced, "dp")]
 
 
+def test_a_practice_s_kind_and_a_date_s_qualifier_are_no_leak_but_their_names_are() -> None:
+    note = _note("Cabinet de radiologie du Pays d'Auge. A finales de marzo, dolor.", [
+        ("Cabinet de radiologie du Pays d'Auge", "HOSPITAL", ""), ("finales de marzo", "DATE", "2024-03")])
+    a = _audit(note, [("Pays d'Auge", "[PER]"), ("marzo", "[DATE]")])
+    assert not [f for m in note.mentions
+                for f in mention_leaks(note.note_id, m, note.text, a.replaced, "placeholder")]
+    kept = _audit(note, [("marzo", "[DATE]")])  # the name of the practice left: a leak
+    assert [f.detail for m in note.mentions
+            for f in mention_leaks(note.note_id, m, note.text, kept.replaced, "placeholder")] == ["pays auge"]
+
+
 def test_a_person_rendered_two_ways_and_a_gender_flip_are_broken_facts() -> None:
     people = {"p1": Person("patient", "F")}
     n1 = _note("Mme Ginette BERTHIER, vue.", [("Ginette BERTHIER", "PATIENT", "p1")], people=people)
