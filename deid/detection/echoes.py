@@ -42,10 +42,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from deid.detection.own_words import ALSO_GIVEN_NAMES, is_person_word
+from deid.detection.own_words import ALSO_GIVEN_NAMES, is_kinship_word, is_person_word
 from deid.labels import Category, Label
 from deid.rules.hospital_acronyms import CLINICAL as HOSPITAL_CLINICAL
-from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names
+from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, given_names, nicknamer
 from deid.spans import Span
 
 SOURCE = "echo"
@@ -57,15 +57,8 @@ _POSSESSIVE = re.compile(r"(.+)['’]s")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\n\s*[-*•])\s*$")
 
 
-@lru_cache(maxsize=1)
-def _nicknamer():  # type: ignore[no-untyped-def]
-    from nicknames import NickNamer
-
-    return NickNamer()
-
-
 def _nickname_forms(given: str) -> set[str]:
-    namer = _nicknamer()
+    namer = nicknamer()
     forms = set(namer.nicknames_of(given)) | set(namer.canonicals_of(given))
     return {fold(f) for f in forms if len(f) >= 3} | _hypocoristics().get(given, frozenset())
 
@@ -232,7 +225,7 @@ class _Known:
             f = fold(w)
             if len(f) < 2 or (f in TITLES_AND_PARTICLES and not _english_name_word(w, self.language)):
                 continue
-            if is_person_word(w) and (i == 0 or f not in ALSO_GIVEN_NAMES):
+            if is_kinship_word(w) and (i == 0 or f not in ALSO_GIVEN_NAMES):
                 # a kinship word the model took into the name ("Hermano Guillermo", "Fille
                 # Marie") names no one alone: echoed, it would replace every "Hermano"; one that
                 # is also a given name counts after the first word ("Nguyen Van Son")

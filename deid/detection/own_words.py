@@ -175,6 +175,11 @@ def _only_kinship(text: str) -> bool:
     return all(f in _KINSHIP and (f not in ALSO_GIVEN_NAMES or w.islower()) for w, f in kin)
 
 
+def is_kinship_word(word: str) -> bool:
+    """A kinship, sex or age word ("Hermano", "fille", "widowed")."""
+    return fold(word) in _KINSHIP
+
+
 def is_person_word(word: str) -> bool:
     """A kinship, sex or age word, or a determiner that stands beside one ("her", "son")."""
     f = fold(word)

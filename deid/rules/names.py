@@ -34,6 +34,20 @@ def given_names() -> frozenset[str]:
     return frozenset(names)
 
 
+@lru_cache(maxsize=1)
+def nicknamer():  # type: ignore[no-untyped-def]
+    """The English nickname table (package ``nicknames``: "Deb" of Deborah, "Bob" of Robert)."""
+    from nicknames import NickNamer
+
+    return NickNamer()
+
+
+def is_given_name(word: str) -> bool:
+    """A given name a table knows, or an English nickname of one ("Deb", "Sam")."""
+    f = fold(word)
+    return f in given_names() or bool(nicknamer().canonicals_of(f))
+
+
 TITLES_AND_PARTICLES = frozenset({
     "dr", "dra", "drs", "mme", "mmes", "mlle", "mr", "mrs", "ms", "miss", "mx", "pr", "prof", "sr",
     "sra", "srta", "dña", "dna", "don", "dona", "madame", "monsieur", "docteur", "doctor", "doctora",

@@ -19,6 +19,7 @@ from typing import ClassVar
 from deid.labels import Label
 from deid.rules.base import Patterns, RegexRecognizer
 from deid.rules.lexicon import month_regex
+from deid.rules.names import COMMON_WORDS, is_given_name
 from deid.rules.registry import register
 from deid.spans import Span
 
@@ -308,7 +309,9 @@ class UsPlaceRecognizer(RegexRecognizer):
 
 
 # Names that a field, a degree, a kinship word or a case opening introduces, in English notes.
-_CAPNAME = r"[A-Z][a-z'’\-]+(?:[ ][A-Z][a-z'’\-]+)?"
+# a capitalised word, its hyphenated parts capitalised or not ("Mbeki-Sanders", "Lindsay-hart")
+_CAPWORD = r"[A-Z][a-z'’]+(?:-[A-Za-z][a-z'’]*)*"
+_CAPNAME = rf"{_CAPWORD}(?:[ ]{_CAPWORD})?"
 _ANYNAME = (
     r"[A-Z][a-zA-Z'’\-]+,[ ][A-Z][a-zA-Z'’\-]+|"
     r"(?:[A-Z]\.[ ]?)?[A-Z][a-zA-Z'’\-]+(?:[ ][A-Z][a-zA-Z'’\-]+){0,2}|"
@@ -339,6 +342,13 @@ _NOT_A_NAME_IN_BRACKETS = frozenset({
     "alzheimer", "alzheimer's", "parkinson", "parkinson's", "crohn", "crohn's", "hodgkin", "huntington",
     "huntington's", "addison", "cushing", "wilson", "marfan", "down", "down's", "turner", "lynch",
     "graves", "hashimoto", "raynaud", "paget", "asperger", "tourette",
+})  # fmt: skip
+# What stands before a nurse's or a physician's degree to say which one, never a name
+_ROLE_WORDS = frozenset({
+    "charge", "primary", "staff", "floor", "night", "day", "float", "travel", "traveler", "agency",
+    "triage", "admitting", "bedside", "circulating", "scrub", "oncoming", "outgoing", "receiving",
+    "sending", "covering", "attending", "resident", "icu", "ed", "er", "or", "pacu", "unit", "the",
+    "psych", "peds", "tele", "rapid", "response", "wound", "case", "home", "hospice", "school",
 })  # fmt: skip
 _TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "lady"})
 # words of a sentence, not of a name written in small letters after a field ("pt: states he ...")
@@ -388,6 +398,10 @@ class EnglishNameRecognizer(RegexRecognizer):
                 rf"(?P<phi>(?:[A-Z]\.[ ]?)?{_CAPNAME}),?[ ](?P<degree>MD|RN|NP|DO|PA-C|LPN|CNA|RRT|LICSW|"
                 rf"CRNA|APRN|FNP|DPT|LCSW|PharmD)\b"
             ),
+            # a nurse or a therapist by role and given name: "Charge RN Deb notified", "RT Marcus at
+            # bedside" (the name must be a given name or a nickname a table knows: ``label_for``)
+            re.compile(r"\b(?P<role>RN|LPN|CNA|RT|RRT|(?i:nurse))[ ](?P<phi>[A-Z][a-z]{1,14})\b"
+                       r"(?![ ]?[A-Z.'’\-])"),
             # a role before an initial and a surname: "plastics PA J. Oduya", "RN K. Lozano"
             re.compile(
                 r"\b(?P<degree>PA|NP|RN|CRNA|APRN)[ ]"
@@ -427,6 +441,8 @@ class EnglishNameRecognizer(RegexRecognizer):
             return None
         if name.rstrip(".").lower() in _TITLE_WORDS:
             return None  # "Pt: Mrs O. M. Featherstone": the title alone, the name is after it
+        if match.groupdict().get("degree") and first in _ROLE_WORDS:
+            return None  # "Charge RN", "Primary RN Kaylee": which nurse, not who
         field = match.groupdict().get("field")
         if field and name.islower() and (field == "PT" or any(w in _SENTENCE_WORDS for w in name.split())):
             # "PT: ambulating 40 ft" is physical therapy's heading; "pt: states he ..." a sentence
@@ -435,6 +451,9 @@ class EnglishNameRecognizer(RegexRecognizer):
         if bracketed and name.lower() in _NOT_A_NAME_IN_BRACKETS:
             return None
         groups = match.groupdict()
+        if groups.get("role"):
+            known = is_given_name(name) and name.lower() not in COMMON_WORDS
+            return Label.STAFF if known else None
         if groups.get("degree"):
             return Label.STAFF
         if groups.get("kin"):

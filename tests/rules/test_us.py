@@ -107,3 +107,20 @@ def test_a_field_or_kinship_word_before_a_title_or_a_sentence_gives_no_name(text
 def test_a_small_letter_name_after_the_patient_field_stays() -> None:
     text = "Pt: terry horton, 54"
     assert [text[s.start : s.end] for s in EnglishNameRecognizer().find(text, "en")] == ["terry horton"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("0255 Charge RN Deb notified. Incident report filed.", "Deb"),  # a nickname the table knows
+    ("RT Marcus at bedside, ABG sent", "Marcus"),
+    ("Nurse Kayleigh aware of the plan", "Kayleigh"),
+    ("-- T. Mbeki-Sanders RN  tms", "T. Mbeki-Sanders"),  # a hyphenated surname whole
+])
+def test_a_nurse_or_therapist_by_role_and_name_is_staff(text: str, name: str) -> None:
+    found = [(text[s.start : s.end], s.label) for s in EnglishNameRecognizer().find(text, "en")]
+    assert found == [(name, Label.STAFF)]
+
+
+@pytest.mark.parametrize("text", ["Charge RN notified, no new orders", "Primary RN aware",
+                                  "RN Assessment done at 0800", "RN Will see pt at 1400"])
+def test_which_nurse_is_no_name(text: str) -> None:
+    assert EnglishNameRecognizer().find(text, "en") == []
