@@ -53,12 +53,20 @@ _NURSE = r"RN|DN|HCA|CNA|LPN|RGN|RMN|SN"
 _AFTER_ROLE = re.compile(rf"\b(?:{_NURSE})[ ](?P<a>[A-Z]{{2,3}})(?=[ \t]*(?:@|$|[,;.)]|at\b))", re.MULTILINE)
 _BEFORE_ROLE = re.compile(rf"^[ \t\-–]*(?P<a>[A-Z]{{2,3}})[ ](?:{_NURSE}|NA|OT|PT|SLT|SW)[ \t]*$",
                           re.MULTILINE)
+# a doctor's initials before a British grade ("HQ FY1 bleep 4417", "discussed w IN SpR"): how a
+# ward-round entry signs (a unit before a grade, "AMU SpR", is excluded by name below)
+_BEFORE_GRADE = re.compile(r"(?<![\w/])(?P<a>[A-Z]{2,3})[ ](?:FY[12]|F[12]|SHO|SpR|StR|ST[1-8]|CT[1-3])\b")
+# initials alone on a note's last line ("FB", "-- KL"): the writer signs the entry
+_LAST_LINE = re.compile(r"\n[ \t]*(?:--?|/)?[ \t]*(?P<a>[A-Z]{2,3})[ \t]*\s*\Z")
 # Capitals those fields and roles also take that are no one's initials.
 _CLINICAL = frozenset({"GA", "LA", "IV", "IM", "PO", "SC", "BP", "HR", "ED", "ER", "OR", "GP", "MD", "DO",
                        "PRN", "ICU", "NPO", "NBM", "NA", "OK", "PT", "OT", "CT", "MRI", "ECG", "NG",
                        # a nurse's other roles and degrees ("RN BSN", "RN DN")
                        "RN", "DN", "SN", "EN", "HCA", "CNA", "LPN", "RGN", "RMN", "BSN", "MSN", "CNS", "CCRN",
-                       "APRN", "DNP", "FNP", "NP", "PA", "CPN", "MBA", "MPH", "PHD", "CNM", "SRN"})
+                       "APRN", "DNP", "FNP", "NP", "PA", "CPN", "MBA", "MPH", "PHD", "CNM", "SRN",
+                       # units and teams a grade follows ("AMU SpR", "ITU reg")
+                       "AMU", "MAU", "CDU", "SAU", "ITU", "HDU", "CCU", "AE", "OOH", "GIM", "ENT", "MDT",
+                       "ANP", "ACP", "ST", "PICU", "NICU", "TBC", "TTO", "NFA", "NKDA", "DNR"})
 _TYPED_BY = re.compile(
     r"\b(?:transcribed|typed|dictated|tap[ée]e?|dactylographi[ée]e?|transcrit[oae]?|mecanografiad[oa])"
     r"[ \t]+(?:by|par|por)[ \t]*+:?[ \t]*+(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
@@ -71,7 +79,7 @@ class SignatureInitialsRecognizer:
     def find(self, text: str, language: str) -> list[Span]:
         spans: dict[tuple[int, int], Span] = {}
         for pattern in (_REFERENCE, _ALONE, _TYPED_BY, _ROLE_PAREN, _ROLE_COLON, _AUTHOR_TYPIST_AT_END,
-                        _ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE):
+                        _ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE, _BEFORE_GRADE, _LAST_LINE):
             for m in pattern.finditer(text):
                 for group in ("a", "b", "c"):
                     if group in pattern.groupindex and m.group(group):
@@ -79,7 +87,8 @@ class SignatureInitialsRecognizer:
                         word = text[start:end]
                         if pattern in (_ROLE_PAREN, _ROLE_COLON) and not word.isupper():
                             continue
-                        if pattern in (_ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE) and word in _CLINICAL:
+                        if (pattern in (_ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE, _BEFORE_GRADE, _LAST_LINE)
+                                and word in _CLINICAL):
                             continue
                         # a typist's initials in capitals after a slash are no unit ("HB/MG")
                         after_slash = group != "a" and word.isupper() and _initials(m.group("a"), False)

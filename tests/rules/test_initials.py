@@ -34,3 +34,18 @@ def test_initials_where_secretarial_practice_puts_them(text: str, initials: list
 ])
 def test_look_alikes_are_not_initials(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "initials"), [
+    ("Son will visit Tues.\n\nHQ FY1  bleep 4417  /  discussed w IN SpR", ["HQ", "IN"]),
+    ("Fille passe ce matin vers 10h.\n\nFB", ["FB"]),  # the entry's last line signs it
+    ("Pt settled overnight.\n-- KL\n", ["KL"]),
+])
+def test_initials_before_a_grade_or_alone_on_the_last_line_sign(text: str, initials: list[str]) -> None:
+    assert found(text, "en") == initials
+
+
+@pytest.mark.parametrize("text", ["Seen by AMU SpR, plan as above.", "Requested by: Dr F Okoye (ED StR)",
+                                  "BP 120/80.\nOK\n", "Discharge plan.\nTTO\n", "Allergies:\nNKDA"])
+def test_a_unit_before_a_grade_or_a_clinical_word_last_is_no_one(text: str) -> None:
+    assert found(text, "en") == []
