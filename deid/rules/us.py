@@ -310,7 +310,7 @@ class UsPlaceRecognizer(RegexRecognizer):
 
 # Names that a field, a degree, a kinship word or a case opening introduces, in English notes.
 # a capitalised word, its hyphenated parts capitalised or not ("Mbeki-Sanders", "Lindsay-hart")
-_CAPWORD = r"[A-Z][a-z'’]+(?:-[A-Za-z][a-z'’]*)*"
+_CAPWORD = r"[A-Z][a-z'’]{1,30}(?:-[A-Za-z][a-z'’]{0,30}){0,2}"  # bounded: linear on 'Aa-Aa-...'
 _CAPNAME = rf"{_CAPWORD}(?:[ ]{_CAPWORD})?"
 _ANYNAME = (
     r"[A-Z][a-zA-Z'’\-]+,[ ][A-Z][a-zA-Z'’\-]+|"
