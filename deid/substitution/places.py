@@ -543,9 +543,9 @@ class PlaceOperator(Operator):
         value = memo[item.key]
         d = item.data
         if isinstance(d, PlaceMention):
+            if d.zip3:  # Safe Harbor's own rule for ZIP codes: nothing drawn, the digits cut
+                return zip3(item.text), "safe-harbor"
             rec = gz.PlaceRecord.parse(value)
-            if d.zip3:  # Safe Harbor's own rule for ZIP codes: the digits cut
-                return _safe_harbor_zip(item.text, rec), "safe-harbor"
             if rec is None:
                 return None
             return _render_place(item.text, d.role, rec), item.strategy
@@ -582,16 +582,6 @@ def _zip3_town(rng: random.Random, g: gz.Gazetteer, area: str, state: str, exclu
         return None
     ex = gz.town_key(exclude) if exclude else ""
     return rng.choice([i for i in pool if g.keys[i] != ex])
-
-
-def _safe_harbor_zip(original: str, rec: gz.PlaceRecord | None) -> str:
-    """The ZIP code's three digits, or those of the drawn town when it was drawn outside them (an
-    area with too few towns, ``_zip3_town``): the town and the code must exist together, and
-    digits of a drawn place say less than the true ones Safe Harbor would keep."""
-    if rec is None or not is_us_zip(rec.postcode):
-        return zip3(original)
-    i = next(k for k, c in enumerate(original) if c.isdigit())
-    return zip3(original[:i] + rec.postcode.strip()[:3] + original[i + 3 :])
 
 
 def _render_place(original: str, role: str, rec: gz.PlaceRecord) -> str:
