@@ -57,7 +57,7 @@ _BEFORE_ROLE = re.compile(rf"^[ \t\-–]*(?P<a>[A-Z]{{2,3}})[ ](?:{_NURSE}|NA|OT
 # ward-round entry signs (a unit before a grade, "AMU SpR", is excluded by name below)
 _BEFORE_GRADE = re.compile(r"(?<![\w/])(?P<a>[A-Z]{2,3})[ ](?:FY[12]|F[12]|SHO|SpR|StR|ST[1-8]|CT[1-3])\b")
 # initials alone on a note's last line ("FB", "-- KL"): the writer signs the entry
-_LAST_LINE = re.compile(r"\n[ \t]*(?:--?|/)?[ \t]*(?P<a>[A-Z]{2,3})[ \t]*\s*\Z")
+_LAST_LINE = re.compile(r"\n[ \t]*+(?:--?|/)?[ \t]*+(?P<a>[A-Z]{2,3})\s*+\Z")  # possessive: linear
 # Capitals those fields and roles also take that are no one's initials.
 _CLINICAL = frozenset({"GA", "LA", "IV", "IM", "PO", "SC", "BP", "HR", "ED", "ER", "OR", "GP", "MD", "DO",
                        "PRN", "ICU", "NPO", "NBM", "NA", "OK", "PT", "OT", "CT", "MRI", "ECG", "NG",

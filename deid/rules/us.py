@@ -19,7 +19,7 @@ from typing import ClassVar
 from deid.labels import Label
 from deid.rules.base import Patterns, RegexRecognizer
 from deid.rules.lexicon import month_regex
-from deid.rules.names import COMMON_WORDS, is_given_name
+from deid.rules.names import COMMON_WORDS, TITLES_AND_PARTICLES, fold, is_given_name
 from deid.rules.registry import register
 from deid.spans import Span
 
@@ -350,7 +350,6 @@ _ROLE_WORDS = frozenset({
     "sending", "covering", "attending", "resident", "icu", "ed", "er", "or", "pacu", "unit", "the",
     "psych", "peds", "tele", "rapid", "response", "wound", "case", "home", "hospice", "school",
 })  # fmt: skip
-_TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "lady"})
 # words of a sentence, not of a name written in small letters after a field ("pt: states he ...")
 _SENTENCE_WORDS = _COMMON | {"he", "she", "they", "his", "her", "it", "not", "no"}
 _NOT_A_NAME = frozenset(
@@ -439,7 +438,7 @@ class EnglishNameRecognizer(RegexRecognizer):
         first = name.split()[0].strip(",").lower()
         if first in _NOT_A_NAME or name.lower() in _COMMON:
             return None
-        if name.rstrip(".").lower() in _TITLE_WORDS:
+        if fold(name.rstrip(".")) in TITLES_AND_PARTICLES:
             return None  # "Pt: Mrs O. M. Featherstone": the title alone, the name is after it
         if match.groupdict().get("degree") and first in _ROLE_WORDS:
             return None  # "Charge RN", "Primary RN Kaylee": which nurse, not who

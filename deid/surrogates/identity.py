@@ -163,6 +163,11 @@ _DETERMINERS = {
     "and",
     "chez",
 }
+# What a French family and ward call a grandparent, before the given name ("Mamie Blanca", "Pépé
+# Jean"): kept like a title (French only), and the lone word after it is a given name
+_FAMILIAR_TITLES: dict[str, str | None] = {
+    "mamie": "female", "mamy": "female", "meme": "female", "papi": "male", "papy": "male", "pepe": "male",
+}
 _TITLE_GENDER: dict[str, str | None] = {
     "m": "male",
     "m.": "male",
@@ -224,14 +229,7 @@ _TITLE_GENDER: dict[str, str | None] = {
     "infirmiere": "female",
     "enfermero": "male",
     "enfermera": "female",
-    # what a French family and ward call a grandparent, before the given name ("Mamie Blanca",
-    # "Pépé Jean"): kept like a title, and the lone word after it is a given name
-    "mamie": "female",
-    "mamy": "female",
-    "meme": "female",
-    "papi": "male",
-    "papy": "male",
-    "pepe": "male",
+    **{word: gender for word, gender in _FAMILIAR_TITLES.items()},
 }
 # titles that are initials in the other languages ("M. Huang" in English is Mark Huang)
 _TITLE_LANG = {
@@ -245,15 +243,8 @@ _TITLE_LANG = {
     "doña": "es",
     "dna": "es",
     "dna.": "es",
-    "mamie": "fr",
-    "mamy": "fr",
-    "meme": "fr",
-    "papi": "fr",
-    "papy": "fr",
-    "pepe": "fr",  # "Pepe" is a Spanish given name
+    **dict.fromkeys(_FAMILIAR_TITLES, "fr"),  # "Pepe" is a Spanish given name
 }
-# French family words of a GIVEN name: "Mamie Blanca", "Papy Jo"
-_FAMILIAR_TITLES = {"mamie", "mamy", "meme", "papi", "papy", "pepe"}
 # Spanish titles of a GIVEN name: "Doña Pilar", "D. Antonio" (a lone word after them is a given name)
 _GIVEN_TITLES = {"don", "d.", "dona", "dna", "dna.", "dña."}
 # Spanish titles after which two surnames are the usual shape ("Sra. Martínez García")
