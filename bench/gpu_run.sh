@@ -13,12 +13,15 @@
 #                CONCEPTS="name epochs lr seed;...", CONCEPT_MODEL (default deid/models/default)
 #   cont         continuations of $TEACHER side by side (embeddings and layer 0 frozen), each exported
 #                and scored by `deid eval` on MEDDOCAN dev (official strict); the best, if above
-#                $TEACHER's, back in parts and as $W/best-export: CONT="name seed lr steps[ twice][ rl:N];..."
-#                (twice: MEDDOCAN train read twice; rl:N, or REALISTIC=N for every run: the realistic
+#                $TEACHER's, back in parts and as $W/best-export: CONT="name seed lr steps[ twice][ kd:W][ rl:N];..."
+#                (twice: MEDDOCAN train read twice; kd:W: $TEACHER also its teacher, KD weight W; rl:N,
+#                or REALISTIC=N for every run: the realistic
 #                corpus's train split N times, its dev split beside the --dev sets). With the realistic
 #                corpus, each is also scored on its English dev notes (relaxed) and the one chosen is
 #                the best relaxed F1 among those at MEDDOCAN dev >= MD_GATE (0.958) and relaxed P >=
 #                P_GATE (default: $TEACHER's in the same call), if above $TEACHER's; CONT_MINUTES,
+#                TOP (how many come back, best first; default 1), ABOVE_TEACHER=0 (back even if below
+#                the teacher's relaxed F1, for a leak audit or weight averaging here),
 #                CONT_EVAL (minutes between the runs' own dev scores). Scores: $W/cont-scores.txt
 #   students     students distilled from $TEACHER side by side, exported, scored on MEDDOCAN dev
 #                (official strict, $W/students-scores.txt), back in parts: STUDENTS="name layers
@@ -39,8 +42,9 @@
 #                     (COMPILE="reduce-overhead,default": reduce-overhead records CUDA graphs)
 #   issue36-product   the product's detector (bench/gpu_detectors.py: packed half precision, the settings'
 #                     default on a GPU) in PROCS processes sharing the GPU, beside the padded float32 path
-#   issue36-pipeline  the pipeline through the broker: one in-process worker, then N `deid worker`
-#                     processes sharing the GPU (bench/pipeline_throughput.py --workers, WORKERS="2 4 8")
+#   issue36-pipeline  the pipeline through the broker: one in-process worker (SKIP_ONE=1: not), then N
+#                     `deid worker` processes sharing the GPU (bench/pipeline_throughput.py --workers,
+#                     WORKERS="2 4 8"; a failed count's output in $OUT/pipeline-N-failed.log)
 #   logs         the work folder's logs, one tarball
 #
 # Variables: PACK (device pack, default .gpu), SPEED_PACK (bench/gpu_speed.py --pack folder: e5 rows of
@@ -189,17 +193,18 @@ step_cont() {
     set -- $cfg
     lim="--max-steps $4 --decay-steps $4 --max-minutes ${CONT_MINUTES:-5.2} --eval-minutes ${CONT_EVAL:-0.3}"
     [ "$DRY" = 1 ] && lim="--max-steps 2 --eval-minutes 0.01"
-    local corpora=$C rl=${REALISTIC:-0}
+    local corpora=$C rl=${REALISTIC:-0} kd=""
     for opt in "${@:5}"; do
       case $opt in
         twice) corpora=${corpora/meddocan\/train /meddocan\/train:2 } ;;
         rl:*) rl=${opt#rl:} ;;
+        kd:*) kd="--teacher $TEACHER --kd-weight ${opt#kd:}" ;;
         *) echo "cont $1: unknown option $opt" >&2; return 2 ;;
       esac
     done
     # the realistic corpus's train notes (English is what needs them), its dev notes for the run's choice
     [ "$rl" -gt 0 ] && { corpora="$corpora --corpus $RL@train:$rl --dev $RL@dev"; rl_any=1; }
-    $PY -m deid train $corpora --synth-en "$SYNTH_EN" --init "$TEACHER" --freeze-layers 1 --lr "$3" --seed "$2" \
+    $PY -m deid train $corpora --synth-en "$SYNTH_EN" --init "$TEACHER" $kd --freeze-layers 1 --lr "$3" --seed "$2" \
         --out "$W/$1" --threads "${THREADS:-3}" --device $DEV $lim > "$W/$1.out" 2>&1 &
     pids="$pids $!"
   done
@@ -223,7 +228,8 @@ step_cont() {
   done
   wait $pids
   local best
-  best=$($PY - "$W" "$cfgs" "$rl_any" "${MD_GATE:-0.958}" "${P_GATE:-}" 2> >(tee "$W/cont-scores.txt" >&2) <<'EOF'
+  best=$($PY - "$W" "$cfgs" "$rl_any" "${MD_GATE:-0.958}" "${P_GATE:-}" "${TOP:-1}" \
+      "${ABOVE_TEACHER:-1}" 2> >(tee "$W/cont-scores.txt" >&2) <<'EOF'
 import json, sys
 from pathlib import Path
 w, rl, md_gate = Path(sys.argv[1]), sys.argv[3] == "1", float(sys.argv[4])
@@ -261,20 +267,23 @@ for n in names:
               f"{p_gate:.4f}?)", file=sys.stderr)
     else:
         ok.append((e["f1"], n))
-best = max(ok) if ok else None
-beats = best is not None and (t_en is None or best[0] > t_en["f1"])
-print(f"chosen: {best[1] if beats else 'none (the teacher stays)'} (gates: MEDDOCAN dev official strict F1 "
+top = int(sys.argv[6])  # how many come back, best first (each ~29 MB: two fit a call's return)
+above = sys.argv[7] == "1"  # ABOVE_TEACHER=0: back even below the teacher's F1 (leaks are read here)
+chosen = [n for f, n in sorted(ok, reverse=True) if not above or t_en is None or f > t_en["f1"]][:top]
+print(f"chosen: {' '.join(chosen) or 'none (the teacher stays)'} (gates: MEDDOCAN dev official strict F1 "
       f">= {md_gate}, realistic dev en relaxed P >= {p_gate:.4f}; then the best relaxed F1, above the "
-      f"teacher's)", file=sys.stderr)
-print(best[1] if beats else "")
+      f"teacher's{'' if above else ' or not'}; at most {top})", file=sys.stderr)
+print(" ".join(chosen))
 EOF
 )
   sleep 1  # the scores' tee
   [ -z "$best" ] && [ "$DRY" = 1 ] && best=$(set -- ${runs[0]}; echo "$1")  # the dry run walks every path
   if [ -n "$best" ]; then
     echo "best: $best" | tee "$W/best.txt"
-    rm -f "$W/best-export" && ln -s "$W/$best-export" "$W/best-export"
-    return_model "$W/$best-export" deid
+    set -- $best
+    rm -f "$W/best-export" && ln -s "$W/$1-export" "$W/best-export"
+    return_model "$W/$1-export" deid
+    for n in "${@:2}"; do return_model "$W/$n-export" "$n"; done  # TOP > 1: the next ones by name
   fi
   [ "$BUNDLE" = 1 ] || cp "$W/cont-scores.txt" "$OUT/"
 }
@@ -427,13 +436,16 @@ step_issue36_pipeline() {  # one in-process worker, then N worker processes shar
   ( # the worker processes inherit this environment: the model of $SPEED_PACK when the tree's is a link
     [ "$DRY" = 0 ] && [ -f "$SPEED_PACK/model/config.json" ] && export DEID_MODEL__PATH=$SPEED_PACK/model
     unset TOKENIZERS_PARALLELISM
-    timeout "${T_PIPE:-100}" $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 \
-        --json "$OUT/issue36-pipeline-1.json" 2>&1 | tail -3 | tee "$OUT/issue36-pipeline.txt"
-    # the last 3 lines: ratio, seconds per phase, throughput (or, cut short: the phase it was in)
+    # the last 3 lines: ratio, seconds per phase, throughput (or, cut short: the phase it was in);
+    # the whole output in $W (a failed run's message holds the workers' log tails)
+    [ "${SKIP_ONE:-0}" = 1 ] || timeout "${T_PIPE:-100}" $PY bench/pipeline_throughput.py --notes "$n" \
+        --max-events 32 --json "$OUT/issue36-pipeline-1.json" 2>&1 | tee "$W/pipeline-1.log" | tail -3 \
+        | tee "$OUT/issue36-pipeline.txt"
     for k in $counts; do  # more processes load and stop longer on the node's 16 cores
       timeout "${T_PIPE:-$((90 + 5 * k))}" $PY bench/pipeline_throughput.py --notes "$n" --max-events 32 \
-          --workers "$k" --partitions $((2 * k)) --json "$OUT/issue36-pipeline-$k.json" 2>&1 | tail -3 \
-          | tee -a "$OUT/issue36-pipeline.txt"
+          --workers "$k" --partitions $((2 * k)) --json "$OUT/issue36-pipeline-$k.json" 2>&1 \
+          | tee "$W/pipeline-$k.log" | tail -3 | tee -a "$OUT/issue36-pipeline.txt"
+      grep -q "^pipeline:" "$W/pipeline-$k.log" || tail -c 6000 "$W/pipeline-$k.log" > "$OUT/pipeline-$k-failed.log"
     done )
 }
 

@@ -280,9 +280,16 @@ def serve_worker(spans_file: str) -> int:
             await start(self)
 
         StreamWorker.start = start_together  # type: ignore[method-assign]
-    from deid.cli import main as deid_main
+    # the worker command itself, not through the "deid.commands" entry point: a GPU node that runs
+    # this tree uninstalled (PYTHONPATH) has no entry points, and ``deid worker`` is unknown there
+    import argparse
 
-    return deid_main(["worker"])
+    from worker.cli import worker as worker_command
+
+    parser = argparse.ArgumentParser(prog="deid")
+    worker_command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["worker"])
+    return int(args.handler(args) or 0)
 
 
 def scrape(ports: list[str]) -> dict[str, float]:
