@@ -24,7 +24,7 @@ import numpy as np
 from deid.labels import Label
 from deid.ner.encode import EncodedText, WordCache, encode_texts, special_ids, unit_starts
 from deid.ner.packed import PackedLaunch, TokenArrays
-from deid.ner.text import _CONTINUABLE, Window, Word, make_aligned_windows
+from deid.ner.text import _CONTINUABLE, Window, Word, breaks_line, make_aligned_windows
 from deid.protocols.deadline import Deadline, check
 from deid.spans import Span
 
@@ -376,7 +376,7 @@ def _decode_phi_words(text: str, enc: EncodedText, pr: TokenPreds, id2label: dic
             prev = -2
             continue
         # an entity ends at an O word (a gap in the word indices) or at a B- that continues nothing
-        if cur and (w != prev + 1 or (
+        if cur and (w != prev + 1 or breaks_line(text, words[w - 1], words[w]) or (
                 tag[:2] == "B-" and not _continues_name(text, words[w - 1], words[w], tags[k - 1], tag))):
             flush()
         cur.append(k)

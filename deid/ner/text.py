@@ -139,13 +139,23 @@ def decode_words(
     for i, tag in enumerate(tags):
         if tag == "O":
             flush()
-        elif tag.startswith("B-") and not _continues(words, tags, i, text):
+        elif (tag.startswith("B-") and not _continues(words, tags, i, text)) or (
+                text is not None and i > 0 and breaks_line(text, words[i - 1], words[i])):
             flush()
             cur.append(i)
         else:
             cur.append(i)
     flush()
     return spans
+
+
+def breaks_line(text: str, before: Word, word: Word) -> bool:
+    """A line break between two words ends the entity in progress, whatever their tags: no gold
+    span of the corpora crosses one (0 of 8,436 realistic train, 5,801 MEDDOCAN dev, 11,333
+    MEDDOCAN train, 5,201 eds-pseudo generated, 1,409 ECHR FR), while the model's I- tags ran on
+    into the next line ("Dr M Okafor" + "Widcombe Surgery", "0127." + "6h30": 87 spans on the
+    realistic train split), making two mentions one and taking the next line's clinical text."""
+    return any(c in "\n\r" for c in text[before.end : word.start])
 
 
 _CONTINUABLE = frozenset({"PATIENT", "STAFF", "RELATIVE", "PERSON", "HOSPITAL", "ORG", "STREET"})

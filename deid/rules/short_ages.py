@@ -5,7 +5,8 @@ The age rule (``deid.rules.ages``) reads ages with their unit word; notes also w
 letter ("a" for años or ans, "y" and "m" for years and months) or with nothing, the context
 telling the age: a relative's age in brackets after the kinship word, an age at death or at a
 diagnosis. Each pattern is bounded (a fixed window after its cue), so that no input makes it
-backtrack.
+backtrack. An age and its unit are written on one line: no pattern takes a line break ("Age: 79"
+at a line's end is "79", not "79" and the line break).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _GAUGE_AFTER = re.compile(
     r"pigtail|coude|silicone|latex|fr\b|french|3-way|2-way|three-way|two-way)", _I)
 # A duration in years, not an age: "x 19 yrs", "for 5 yrs", "x ~2 yrs", "in 3 yr" (issue 29)
 _DURATION_BEFORE = re.compile(r"\b(?:x|for|in|over|past|last|within|every|since|lasting)[ \t]*~?[ \t]*$", _I)
-_YEARS_SHORT = re.compile(r"\d{1,3}\s?(?:y|Y|yr|yrs)")
+_YEARS_SHORT = re.compile(r"\d{1,3}[ \t]?(?:y|Y|yr|yrs)")
 # A stage or a class written with a letter: "ERC estadio 3a", "stage 3a", "stade 4a"
 _STAGE_BEFORE = re.compile(r"\b(?:estadio|stage|stade|grado|grade|tipo|type|clase|classe|NYHA|CKD|ERC|IRC)"
                            r"[ \t]*:?[ \t]*$", _I)
@@ -48,7 +49,7 @@ class ShortAgeRecognizer(RegexRecognizer):
     patterns: ClassVar[Patterns] = {
         ANY: (
             # a relative's age in brackets after the kinship word and, maybe, the name: "sister (58)"
-            re.compile(rf"\b(?:{_KIN})\b[^()\n]{{0,40}}\((?P<phi>\d{{1,3}})(?:\s?(?:yo|y/o|y|ans|a|años))?"
+            re.compile(rf"\b(?:{_KIN})\b[^()\n]{{0,40}}\((?P<phi>\d{{1,3}})(?:[ \t]?(?:yo|y/o|y|ans|a|años))?"
                        r"(?=\s*[),;])", _I),
             # an age beside a birth date: "DOB 3/14/1970 (52)", "DOB 1/30/2001, 23M"
             re.compile(r"\d{1,4}[/.\-]\d{1,2}[/.\-]\d{2,4}[ \t]*"
@@ -57,24 +58,24 @@ class ShortAgeRecognizer(RegexRecognizer):
         ),
         "en": (
             # 58y, 91Y, 4y 3m, 67yo (the age rule reads "67 yo" and "67-year-old")
-            re.compile(r"(?<![\w./-])(?P<phi>\d{1,3}\s?(?:y|Y|yr|yrs|yo)(?:\s?\d{1,2}\s?m)?)(?![\w/])"
-                       r"(?!\s+(?:ago|hx|history|of|smoker|pack))"),
+            re.compile(r"(?<![\w./-])(?P<phi>\d{1,3}[ \t]?(?:y|Y|yr|yrs|yo)(?:[ \t]?\d{1,2}[ \t]?m)?)"
+                       r"(?![\w/])(?!\s+(?:ago|hx|history|of|smoker|pack))"),
             # an age at death or at a diagnosis: "d. at 71", "MI at 58", "diagnosed at 45"
             re.compile(r"\b(?:d\.|died|passed\s+away|deceased|dx(?:'?d)?|diagnosed|MI|CVA|stroke|cancer|ca)"
                        rf"\s+at\s+(?:age\s+)?(?P<phi>\d{{1,3}}){_NOT_AFTER_NUMBER}\b", _I),
-            re.compile(rf"\bAGE\s*:\s*(?P<phi>\d{{1,3}}\s?[Yy]?){_NOT_AFTER_NUMBER}\b", _I),
+            re.compile(rf"\bAGE\s*:\s*(?P<phi>\d{{1,3}}[ \t]?[Yy]?){_NOT_AFTER_NUMBER}\b", _I),
             # an age with the sex letter, as headers and handoffs write it: "Olive  91F  rm 318",
             # "54 F  POD 1", "67 yoM", "Pre-op: 23M," (a temperature in Fahrenheit is left: see below)
             re.compile(r"(?<![\w.,/°+-])(?P<phi>\d{1,3}(?:[ \t]?(?:yo|y/o|y))?)[ \t]?(?P<sex>[MF])"
                        r"(?![\w'’/])"),
         ),
         "fr": (
-            re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}\s?a)(?=\s*[.,;:)]|\s*$)", re.MULTILINE),
+            re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}[ \t]?a)(?=\s*[.,;:)]|\s*$)", re.MULTILINE),
             re.compile(r"\b(?:d[ée]c[ée]d[ée]e?|mort|morte|disparue?|diagnostiqu[ée]e?)\b[^.\n]{0,40}?"
                        r"\b[àa]\s+(?P<phi>\d{1,3}\s*ans)\b", _I),
         ),
         "es": (
-            re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}\s?a\.?)(?=\s*[,;:)]|\s*$|\.(?:\s|$))", re.MULTILINE),
+            re.compile(r"(?<![\w/.,-])(?P<phi>\d{1,3}[ \t]?a\.?)(?=\s*[,;:)]|\s*$|\.(?:\s|$))", re.MULTILINE),
         ),
     }
 

@@ -28,6 +28,7 @@ from deid.substitution.persons import (
 )
 from deid.substitution.temporal import TemporalOperator, patient_birth
 from deid.surrogates import formats, identity
+from deid.temporal import expressions as tx
 from deid.temporal.lexicon import fold
 
 
@@ -44,13 +45,27 @@ class _Drawless(Operator):
 
 @register("placeholder")
 class PlaceholderOperator(_Drawless):
-    """[PER], [DATE]...: deterministic, free, the safest readable output (Lange et al. 2020)."""
+    """[PER], [DATE]...: deterministic, free, the safest readable output (Lange et al. 2020).
+
+    A relative duration the detector took for a date ("in 3 months", "il y a 2 ans", "hace 2
+    semanas") is kept as written, as ``random`` and ``safe-harbor`` keep it: no element of a date
+    (HIPAA), and the note's date it would count from is itself a placeholder here. Anything with a
+    day, a weekday, a month or a year stays a placeholder."""
 
     name = "placeholder"
     handles = claims(Label, {"placeholder"})
 
     def render(self, ctx: NoteContext, item: Item, memo: Mapping[str, str]) -> tuple[str, str]:
+        if item.label is Label.DATE and is_duration(item.text, ctx.language):
+            ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
+            return item.text, "kept"
         return placeholder(item.label), "placeholder"
+
+
+def is_duration(text: str, language: str) -> bool:
+    """A relative duration, and nothing else: an amount of a unit from or to the note's day."""
+    t = tx.parse(text, language)
+    return t is not None and t.kind == "relative"
 
 
 @register("keep")

@@ -17,7 +17,9 @@ Parts:
 from __future__ import annotations
 
 KEPT_ON_PURPOSE: dict[str, dict[str, frozenset[str]]] = {
-    "placeholder": {},
+    "placeholder": {
+        "DATE": frozenset({"duration"}),
+    },
     "dp": {
         "LOCATION": frozenset({"state"}),
         "COUNTRY": frozenset({"state"}),
@@ -45,8 +47,8 @@ WHY = {
     "zip3": "Safe Harbor keeps the first three digits of a ZIP code of more than 20,000 people",
     "state": "regions, states and countries are above the place granularity the profiles replace",
     "weekday": "one secret shift per patient, a whole number of weeks, keeps weekdays",
-    "duration": "a relative duration is not an element of a date (HIPAA); random and safe-harbor keep "
-                "it as written",
+    "duration": "a relative duration is not an element of a date (HIPAA); placeholder, random and "
+                "safe-harbor keep it as written",
 }
 
 
