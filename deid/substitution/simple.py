@@ -63,9 +63,12 @@ class PlaceholderOperator(_Drawless):
 
 
 def is_duration(text: str, language: str) -> bool:
-    """A relative duration, and nothing else: an amount of a unit from or to the note's day."""
+    """A relative duration, and nothing else: an amount of a unit from or to the note's day, its
+    direction or span said in words ("in 3 months", "il y a 2 ans"; a bare "93 ans" may be an age),
+    and under 90 years (a longer one would tell an age over 89, which Safe Harbor aggregates)."""
     t = tx.parse(text, language)
-    return t is not None and t.kind == "relative"
+    return (t is not None and t.kind == "relative" and tx.directed(text, language)
+            and not (t.unit == "year" and t.amount >= 90))
 
 
 @register("keep")

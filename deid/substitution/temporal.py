@@ -546,7 +546,9 @@ class TemporalOperator(Operator):
                 return _over_89(t), "safe-harbor"
             ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
             return item.text, "kept"
-        if t.kind == "relative":  # a duration is not an element of a date
+        if t.kind == "relative" and not (t.unit == "year" and t.amount >= SAFE_HARBOR_AGE):
+            # a duration is not an element of a date; one of 90 years or more would tell an age
+            # over 89 (a mislabelled age: "quatre-vingt-treize ans"), and goes below as no date
             ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
             return item.text, "kept"
         if t.kind == "partial" or t.when is None:

@@ -173,6 +173,15 @@ _REL_POST = {"en": {"ago": True, "earlier": True, "before": True, "prior": True,
                     "after": False}}
 
 
+def directed(text: str, lang: str) -> bool:
+    """Whether a relative expression says its direction or its span in words ("il y a 3 ans",
+    "in 2 weeks", "3 days ago", "durante 2 meses"): a bare amount ("93 ans", "2 years") may be
+    an age as well as a duration."""
+    folded = fold(text).strip()
+    return any(folded.startswith(w + " ") for w in _REL_PRE.get(lang, {})) or any(
+        folded.endswith(" " + w) for w in _REL_POST.get(lang, {}))
+
+
 def _month_style(word: str) -> str:
     if word.isupper() and len(word) > 1:
         return "{MON}"

@@ -37,6 +37,9 @@ def test_a_relative_duration_is_kept_as_written(text: str, phrase: str, lang: st
     ("Seen last Monday.", "last Monday", "en"),
     ("Seen on 12 March 2024.", "12 March 2024", "en"),
     ("Suivi depuis mars 2019.", "mars 2019", "fr"),
+    ("Patiente de quatre-vingt-treize ans.", "quatre-vingt-treize ans", "fr"),  # an age, maybe
+    ("Né il y a 93 ans.", "il y a 93 ans", "fr"),  # would tell an age over 89
+    ("Boy, 2 years.", "2 years", "en"),  # no direction: an age as well as a duration
 ])
 def test_a_date_stays_a_placeholder(text: str, phrase: str, lang: str) -> None:
     got, _ = _one(text, phrase, lang)
@@ -47,3 +50,11 @@ def test_a_duration_is_an_amount_of_a_unit_and_no_pinned_day() -> None:
     from deid.substitution import simple
 
     assert simple.is_duration("in 3 months", "en") and not simple.is_duration("last Monday", "en")
+
+
+def test_safe_harbor_keeps_no_duration_that_would_tell_an_age_over_89() -> None:
+    text = "Patiente de quatre-vingt-treize ans, revue dans 2 mois."
+    spans = [Span(text.index("quatre"), text.index(","), Label.DATE),
+             Span(text.index("dans"), text.index("."), Label.DATE)]
+    out = deidentify_text(text, spans, "fr", date(2024, 5, 2), profile="safe-harbor", rng=random.Random(0))
+    assert "quatre-vingt-treize" not in out.text and "dans 2 mois" in out.text
