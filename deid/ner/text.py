@@ -151,7 +151,7 @@ def decode_words(
 
 def breaks_line(text: str, before: Word, word: Word) -> bool:
     """A line break between two words ends the entity in progress, whatever their tags: no gold
-    span of the corpora crosses one (0 of 8,436 realistic train, 5,801 MEDDOCAN dev, 11,333
+    span of the corpora crosses one (0 of 8,433 realistic train, 5,801 MEDDOCAN dev, 11,333
     MEDDOCAN train, 5,201 eds-pseudo generated, 1,409 ECHR FR), while the model's I- tags ran on
     into the next line ("Dr M Okafor" + "Widcombe Surgery", "0127." + "6h30": 87 spans on the
     realistic train split), making two mentions one and taking the next line's clinical text."""

@@ -208,6 +208,9 @@ _NAME_FRAME = frozenset({
     "madame", "docteur", "doctor", "senor", "senora", "don", "dona", "de", "del", "la", "le", "los",
     "las", "van", "von", "der", "da", "di", "du", "des", "y", "e", "nee", "ne", "epouse", "ep", "veuve",
     "vve", "born",
+    # familiar family titles before a given name ("Mamie Blanche", "Maman Vicky"), kept by the
+    # substitution as titles are (deid.surrogates.identity), and credentials after a name ("DO")
+    "mamie", "mamy", "meme", "papi", "papy", "pepe", "maman", "do",
 })
 
 
@@ -222,6 +225,8 @@ def _allowed(mention: Mention, part: str, profile: str, regions: frozenset[str] 
         return True  # a region, state, province or county as a whole; not a neighbourhood
     if "age<90" in keeps and mention.ref.isdigit() and int(mention.ref) < 90:
         return True
+    if "age<90" in keeps and mention.label == "AGE" and part in ("90", "90s"):
+        return True  # Safe Harbor's "90 or older" writes 90 ("90+"): the category, not the age
     if "year" in keeps and _YEAR.fullmatch(part) and mention.ref.startswith(part):
         return True
     if "zip3" in keeps and part.isdigit() and len(part) == 5:

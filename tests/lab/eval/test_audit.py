@@ -182,3 +182,14 @@ def test_a_zip_generalised_to_its_first_digits_fits_any_town_under_them() -> Non
     assert towns.exists("US", "Boston", "021**-****") is True
     assert towns.exists("US", "Seattle", "021**") is False
     assert towns.exists("US", "Seattle", "000**") is True  # Safe Harbor's restricted area names no place
+
+
+def test_a_familiar_title_and_the_over_89_category_are_no_leak() -> None:
+    from deid.lab.eval.audit import _allowed
+
+    mamie = Mention(0, 12, "PATIENT", "Mamie Blanche", "")
+    assert _allowed(mamie, "mamie", "random") and not _allowed(mamie, "blanche", "random")
+    ninety = Mention(0, 6, "AGE", "90 ans", "90")
+    assert _allowed(ninety, "90", "safe-harbor") and _allowed(ninety, "90", "random")  # "90+ ans"
+    assert not _allowed(ninety, "90", "placeholder") and not _allowed(ninety, "90", "dp")
+    assert not _allowed(Mention(0, 6, "AGE", "93 ans", "93"), "93", "safe-harbor")
