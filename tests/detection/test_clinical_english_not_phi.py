@@ -81,6 +81,21 @@ def test_a_specialty_names_no_one(text: str, words: str) -> None:
     assert names_no_one(_span(text, words, Label.HOSPITAL), text, "en")
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("Referred to Adult Social Care for a package.", "Adult Social Care"),
+    ("Copy: Safeguarding Children team", "Safeguarding Children"),
+    ("Discussed with the Transfer Center at 0300.", "Transfer Center"),
+])
+def test_a_service_named_by_whom_it_serves_names_no_one(text: str, words: str) -> None:
+    assert names_no_one(_span(text, words, Label.HOSPITAL), text, "en")
+
+
+def test_a_centre_with_a_name_stays() -> None:
+    text = "Seen at the Kingsway Diabetes Centre last year."
+    assert not names_no_one(_span(text, "Kingsway Diabetes Centre", Label.HOSPITAL), text, "en")
+    assert not names_no_one(_span(text, "Diabetes Centre", Label.HOSPITAL), text, "en")  # cut from it
+
+
 def test_a_department_cut_out_of_a_hospital_name_stays() -> None:
     text = "Greater Manchester Mental Health NHS Foundation Trust"
     assert not names_no_one(_span(text, "Health", Label.HOSPITAL), text, "en")
