@@ -191,9 +191,10 @@ _COMMON = frozenset(
         "please",
     ]
 )
+# one line: the next line's first word is no part of the name ("GP: Dr Yeung\nBorn in Spain")
 _NAME = (
-    r"(?:[A-Z]\.\s?){1,2}[A-Z][a-zA-Z'’\-]+|[A-Z][a-zA-Z'’\-]+(?:\s[A-Z][a-zA-Z'’\-]+)?(?![a-z])|"
-    r"[A-Z][A-Z'’\-]+(?:\s[A-Z][A-Z'’\-]+)?|[a-z][a-z'’\-]{2,}"
+    r"(?:[A-Z]\.[ \t]?){1,2}[A-Z][a-zA-Z'’\-]+|[A-Z][a-zA-Z'’\-]+(?:[ \t][A-Z][a-zA-Z'’\-]+)?(?![a-z])|"
+    r"[A-Z][A-Z'’\-]+(?:[ \t][A-Z][A-Z'’\-]+)?|[a-z][a-z'’\-]{2,}"
 )
 # "MR" and "MS" in capitals are also mitral regurgitation and multiple sclerosis: titles only
 # before a name in capitals ("MR. JONES", not "mod MR. Cardiology").

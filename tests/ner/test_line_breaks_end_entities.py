@@ -43,3 +43,10 @@ def test_without_the_text_the_former_decoding_is_unchanged() -> None:
 def test_an_age_at_a_line_end_leaves_the_line_break(text: str, age: str) -> None:
     spans = ShortAgeRecognizer().find(text, "en")
     assert [text[s.start : s.end] for s in spans] == [age]
+
+
+def test_a_titled_name_ends_at_its_line() -> None:
+    from deid.rules.us import TitledNameRecognizer
+
+    text = "Occupation: software developer\nGP: Dr Yeung\nBorn in Spain (Valencia)"
+    assert [text[s.start : s.end] for s in TitledNameRecognizer().find(text, "en")] == ["Yeung"]
