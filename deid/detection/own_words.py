@@ -139,6 +139,14 @@ _DEPARTMENT = frozenset({
     "musculoskeletal", "shift",
 })  # fmt: skip
 
+# French kinds of health care structure, written alone ("transfert en SSR", "retour en EHPAD", "suivi
+# CMP"): a kind names no place; its name follows it ("EHPAD Les Tilleuls") and stays. No gold span
+# of the realistic corpus, eds-pseudo, ECHR FR or MEDDOCAN is one of these alone.
+_FR_STRUCTURE_KINDS = frozenset({
+    "ehpad", "ehpa", "ssr", "smr", "usld", "had", "ssiad", "cmp", "cattp", "cms", "hdj", "umd",
+    "uhcd", "urg", "urgences", "usinv", "sau", "samu", "smur", "chu", "chs", "chr",
+})  # fmt: skip  # not the town's services ("le CCAS"): doubtful, downgraded (test_detection_pipeline)
+
 # Not "unit" nor "suite": "Unit 12" is as often a flat of an address as a ward.
 _WARD_WORDS = frozenset({"ward", "wards", "bay", "pod"})
 # A particle in any case, or a capitalised word (case-sensitive: "in Spanish", "fluent English"
@@ -630,6 +638,8 @@ def names_no_one(span: Span, text: str, language: str) -> bool:
         m = _CLOCK_RANGE_BEFORE.search(text, max(0, span.start - 16), span.start)
         return (category is Category.DATE and _CLOCK.fullmatch(words) is not None and m is not None
                 and not 1850 <= int(m[1]) <= 2100)
+    if language == "fr" and fold(words.strip()) in _FR_STRUCTURE_KINDS:
+        return True  # "EHPAD", "SSR", "HAD" alone: the kind of a care structure, not the name of one
     if category is Category.DATE and language in ("fr", "es", "en"):
         return _clock_time(span, text, language) or _no_date_word(span, text, language)
     if category is Category.PER:

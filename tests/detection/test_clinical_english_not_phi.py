@@ -148,3 +148,18 @@ def test_a_phone_beside_timed_entries_stays(text: str, words: str) -> None:
 def test_the_parts_of_a_glasgow_score_are_no_identifier(words: str) -> None:
     text = f"O/E: GCS 14/15 {words}, drowsy but rousable"
     assert names_no_one(_span(text, words, Label.ID_SSN), text, "en")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("Retour en EHPAD prévu lundi.", "EHPAD"),
+    ("Transfert en SSR gériatrique.", "SSR"),
+    ("Suivi au CMP de secteur.", "CMP"),
+])
+def test_a_french_kind_of_care_structure_alone_names_no_one(text: str, words: str) -> None:
+    assert names_no_one(_span(text, words, Label.HOSPITAL), text, "fr")
+
+
+def test_a_french_care_structure_with_its_name_stays() -> None:
+    text = "Retour à l'EHPAD Les Tilleuls."
+    assert not names_no_one(_span(text, "EHPAD Les Tilleuls", Label.HOSPITAL), text, "fr")
+    assert not names_no_one(_span(text, "Les Tilleuls", Label.HOSPITAL), text, "fr")
