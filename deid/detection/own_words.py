@@ -147,6 +147,13 @@ _FR_STRUCTURE_KINDS = frozenset({
     "uhcd", "urg", "urgences", "usinv", "sau", "samu", "smur", "chu", "chs", "chr",
 })  # fmt: skip  # not the town's services ("le CCAS"): doubtful, downgraded (test_detection_pipeline)
 
+# A day named from the note's own ("demain", "yesterday", "hoy"), alone: no element of a date.
+# Not "veille" nor "lendemain": ECHR FR's gold marks them (a court's "the day before" a dated act).
+_RELATIVE_DAYS = frozenset({
+    "demain", "hier", "aujourd'hui", "aujourd’hui", "avant-hier", "apres-demain", "tomorrow",
+    "yesterday", "today", "tonight", "manana", "ayer", "hoy", "anteayer", "pasado manana",
+})  # fmt: skip
+
 # Not "unit" nor "suite": "Unit 12" is as often a flat of an address as a ward.
 _WARD_WORDS = frozenset({"ward", "wards", "bay", "pod"})
 # A particle in any case, or a capitalised word (case-sensitive: "in Spanish", "fluent English"
@@ -640,6 +647,8 @@ def names_no_one(span: Span, text: str, language: str) -> bool:
                 and not 1850 <= int(m[1]) <= 2100)
     if language == "fr" and fold(words.strip()) in _FR_STRUCTURE_KINDS:
         return True  # "EHPAD", "SSR", "HAD" alone: the kind of a care structure, not the name of one
+    if fold(words.strip()) in _RELATIVE_DAYS:
+        return True  # "demain", "yesterday", "hoy" alone: a day counted from the note's, no date
     if category is Category.DATE and language in ("fr", "es", "en"):
         return _clock_time(span, text, language) or _no_date_word(span, text, language)
     if category is Category.PER:

@@ -163,3 +163,18 @@ def test_a_french_care_structure_with_its_name_stays() -> None:
     text = "Retour à l'EHPAD Les Tilleuls."
     assert not names_no_one(_span(text, "EHPAD Les Tilleuls", Label.HOSPITAL), text, "fr")
     assert not names_no_one(_span(text, "Les Tilleuls", Label.HOSPITAL), text, "fr")
+
+
+@pytest.mark.parametrize(("text", "words", "language"), [
+    ("Sortie prévue demain matin.", "demain", "fr"),
+    ("Seen by PT yesterday, walked 20 m.", "yesterday", "en"),
+    ("Alta prevista para mañana.", "mañana", "es"),
+])
+def test_a_day_counted_from_the_notes_own_names_no_date(text: str, words: str, language: str) -> None:
+    assert names_no_one(_span(text, words, Label.PHI), text, language)
+    assert names_no_one(_span(text, words, Label.DATE), text, language)
+
+
+def test_the_day_before_a_dated_act_stays() -> None:
+    text = "la veille de l'audience"  # ECHR FR's gold marks it
+    assert not names_no_one(_span(text, "veille", Label.DATE), text, "fr")
