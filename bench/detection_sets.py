@@ -28,7 +28,7 @@ from deid.detection.pipeline import PIPELINE, STEP_NAMES, Step, run_pipeline, wi
 from deid.lab.eval import Evaluator
 from deid.lab.eval.official import gold_tag, pred_tag
 from deid.lab.eval.report import EvalReport
-from deid.lab.eval.scheme import CORPUS_OF_FORMAT
+from deid.lab.eval.scheme import CORPUS_OF_FORMAT, KINSHIP_PHI
 from deid.lab.eval.sets import DEV, HELDOUT, SETS, load_set
 from deid.labels import Label
 from deid.rules import RuleDetector, registered
@@ -61,10 +61,10 @@ def _cached(cache: Path, name: str) -> dict[str, list[Span]] | None:
 def score(docs: list[Document], rules: list[list[Span]], model: dict[str, list[Span]] | None,
           steps: tuple[Step, ...], corpus: str | None, view: Any = None) -> EvalReport:  # fmt: skip
     ev = Evaluator(corpus=corpus)
+    kinship = KINSHIP_PHI.get(corpus or "", frozenset())  # the corpus's guideline, as deid eval runs it
     for doc, r in zip(docs, rules, strict=True):
-        pred = (
-            r if model is None else run_pipeline(r, model.get(doc.doc_id, []), doc.text, doc.language, steps)
-        )
+        pred = r if model is None else run_pipeline(
+            r, model.get(doc.doc_id, []), doc.text, doc.language, steps, kinship_phi=kinship)
         if view is not None:
             doc = Document(doc.doc_id, doc.text, doc.language, tuple(view(doc.spans, doc.text)))
             pred = view(pred, doc.text)
@@ -83,7 +83,8 @@ def write_errors(path: Path, docs: list[Document], rules: list[list[Span]], mode
     in_relative = 0
     lines = []
     for doc, r in zip(docs, rules, strict=True):
-        pred = run_pipeline(r, model.get(doc.doc_id, []), doc.text, doc.language, PIPELINE)
+        pred = run_pipeline(r, model.get(doc.doc_id, []), doc.text, doc.language, PIPELINE,
+                            kinship_phi=KINSHIP_PHI.get(corpus or "", frozenset()))
         gold = {(s.start, s.end, gold_tag(s)) for s in doc.spans}
         got = {(s.start, s.end, pred_tag(s, corpus)) for s in pred}
         relative = relative_dates(doc.text, doc.language)

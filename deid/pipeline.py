@@ -180,8 +180,9 @@ def build_detector(settings: Settings) -> Detector:
     from deid.detection import HybridDetector
     from deid.rules import RuleDetector
 
+    kinship_phi = frozenset(settings.detection.kinship_words_phi)
     if not settings.model.enabled:
-        return HybridDetector(RuleDetector(), None)
+        return HybridDetector(RuleDetector(), None, kinship_phi=kinship_phi)
     from deid.ner import DEFAULT_MODEL_DIR, load_detector_from_settings
 
     path = settings.model.path or DEFAULT_MODEL_DIR
@@ -192,7 +193,7 @@ def build_detector(settings: Settings) -> Detector:
         model = load_detector_from_settings(settings.model, path)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise ModelUnavailable(f"cannot load the model at {path}: {type(exc).__name__}") from None
-    return HybridDetector(RuleDetector(), model)
+    return HybridDetector(RuleDetector(), model, kinship_phi=kinship_phi)
 
 
 def build_concept_tagger(settings: Settings) -> ConceptTagger | None:

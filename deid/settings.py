@@ -176,6 +176,15 @@ class ConceptsSettings(BaseModel):
     path: Path | None = None
 
 
+class DetectionSettings(BaseModel):
+    """What the detector counts as PHI where annotation guidelines differ."""
+
+    # Languages whose relatives named by a kinship word alone ("su madre", "la familia") are PHI:
+    # MEDDOCAN's guideline (``deid eval`` sets "es" for a MEDDOCAN corpus). Empty by default: under
+    # HIPAA and the realistic corpus's guideline a kinship word names no one.
+    kinship_words_phi: list[Literal["fr", "es", "en"]] = []
+
+
 class BatchSettings(BaseModel):
     max_events: int = 32
     max_wait_ms: int = 200
@@ -287,6 +296,7 @@ class Settings(BaseSettings):
     redis: RedisSettings = Field(default_factory=RedisSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
     concepts: ConceptsSettings = Field(default_factory=ConceptsSettings)
+    detection: DetectionSettings = Field(default_factory=DetectionSettings)
     batch: BatchSettings = Field(default_factory=BatchSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)

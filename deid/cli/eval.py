@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from deid.cli import CliError
-from deid.cli._detector import add_model_options, detector_from_args
+from deid.cli._detector import add_model_options, detector_from_args, detector_settings
 from deid.labels import Label
 
 if TYPE_CHECKING:
@@ -111,8 +111,15 @@ def run(args: argparse.Namespace) -> int:
         changes = gold_changes(_read(args.path, fmt, args.lang, False, args.split)[0], docs)
     if args.limit is not None:
         docs = docs[: args.limit]
-    detector = detector_from_args(args, warn=False)  # the rules alone are measured on purpose
-    from deid.lab.eval.scheme import CORPUS_OF_FORMAT, scheme_for_format
+    from deid.lab.eval.scheme import CORPUS_OF_FORMAT, KINSHIP_PHI, scheme_for_format
+
+    settings = detector_settings(args)
+    kinship = KINSHIP_PHI.get(CORPUS_OF_FORMAT.get(fmt, ""), frozenset())
+    if kinship and not settings.detection.kinship_words_phi:  # the corpus's guideline, unless set
+        detection = settings.detection.model_copy(update={"kinship_words_phi": sorted(kinship)})
+        settings = settings.model_copy(update={"detection": detection})
+    # the rules alone are measured on purpose
+    detector = detector_from_args(args, warn=False, settings=settings)
 
     scheme = scheme_for_format(fmt) if args.scheme else None
 

@@ -18,9 +18,11 @@ if TYPE_CHECKING:  # deid.rules imports the merge of this package: no import cyc
 class HybridDetector:
     """Runs the rules and the model on the same batch and merges their spans per text."""
 
-    def __init__(self, rules: RuleDetector, model: Detector | None = None) -> None:
+    def __init__(self, rules: RuleDetector, model: Detector | None = None, *,
+                 kinship_phi: frozenset[str] = frozenset()) -> None:
         self.rules = rules
         self.model = model
+        self.kinship_phi = kinship_phi  # ``DetectionSettings.kinship_words_phi``
 
     @property
     def model_name(self) -> str:
@@ -43,5 +45,5 @@ class HybridDetector:
         if self.model is None:
             return rule_spans
         model_spans = detect_within(self.model, texts, languages, deadline)
-        return [combine(r, m, t, lang, deadline) for r, m, t, lang in zip(rule_spans, model_spans, texts,
-                                                                           languages, strict=True)]
+        return [combine(r, m, t, lang, deadline, kinship_phi=self.kinship_phi)
+                for r, m, t, lang in zip(rule_spans, model_spans, texts, languages, strict=True)]

@@ -69,6 +69,9 @@ class Spans:
     rules: tuple[Span, ...]
     model: tuple[Span, ...]
     merged: tuple[Span, ...] | None = field(default=None)
+    # languages whose relatives named by a kinship word alone are PHI (MEDDOCAN's guideline;
+    # ``DetectionSettings.kinship_words_phi``): none by default
+    kinship_phi: frozenset[str] = field(default=frozenset())
 
     def output(self) -> list[Span]:
         if self.merged is None:
@@ -92,7 +95,7 @@ def _measurements(s: Spans) -> Spans:
 
 
 def _own_words(s: Spans) -> Spans:
-    return replace(s, model=tuple(drop_own_words(s.model, s.text, s.language)))
+    return replace(s, model=tuple(drop_own_words(s.model, s.text, s.language, kinship_phi=s.kinship_phi)))
 
 
 def _plausible(s: Spans) -> Spans:
@@ -131,10 +134,11 @@ STEP_NAMES: tuple[str, ...] = tuple(step.name for step in PIPELINE)
 def run_pipeline(
     rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str,
     steps: Sequence[Step] = PIPELINE, deadline: Deadline | None = None,
+    kinship_phi: frozenset[str] = frozenset(),
 ) -> list[Span]:  # fmt: skip
     """One text's rule and model spans through ``steps`` (default: the whole pipeline), checking
     ``deadline`` (``deid.protocols.deadline``) before each step."""
-    state = Spans(text, language, tuple(rule_spans), tuple(model_spans))
+    state = Spans(text, language, tuple(rule_spans), tuple(model_spans), kinship_phi=kinship_phi)
     for step in steps:
         check(deadline, step.name)
         state = step.run(state)
@@ -150,6 +154,6 @@ def without(*names: str) -> tuple[Step, ...]:
 
 
 def combine(rule_spans: Sequence[Span], model_spans: Sequence[Span], text: str, language: str,
-            deadline: Deadline | None = None) -> list[Span]:
+            deadline: Deadline | None = None, kinship_phi: frozenset[str] = frozenset()) -> list[Span]:
     """One text's rule and model spans as the hybrid detector outputs them (``PIPELINE``)."""
-    return run_pipeline(rule_spans, model_spans, text, language, deadline=deadline)
+    return run_pipeline(rule_spans, model_spans, text, language, deadline=deadline, kinship_phi=kinship_phi)

@@ -45,6 +45,11 @@ CORPUS_OF_FORMAT = {
     "echr-tsv": "echr",
 }
 
+# Corpora whose guideline marks a relative named by a kinship word alone ("su madre"), and in which
+# language: the detector runs under that convention when it is scored on them (``deid eval``,
+# ``bench/detection_sets.py``; ``DetectionSettings.kinship_words_phi``), the gold untouched.
+KINSHIP_PHI: dict[str, frozenset[str]] = {"meddocan": frozenset({"es"})}
+
 # Corpora whose guideline does not annotate relative temporal expressions.
 _NO_RELATIVE_DATES = frozenset({"meddocan", "eds-pseudo"})
 
