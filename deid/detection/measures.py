@@ -52,6 +52,8 @@ _NAMES = (
     r"apgars|RCRI|PRAS|PRAM|PAS|PEWS|NEWS2?|MEWS|AUDIT(?:-C)?|6CIT|AMTS|ACE(?:-III)?|M-CHAT(?:-R(?:/F)?)?|"
     r"alvarado|BASDAI|BASFI|BASMI|CURB-?65|CHA2DS2-VASc|HAS-BLED|wells|centor|FLACC|RASS|TOF|"
     r"myotomes?|grip|recall|snellen|pinhole|aldrete|"
+    # cardiac and critical care risk scores, and a frailty battery ("TIMI 3/7", "SPPB 8/12")
+    r"TIMI|GRACE|CRUSADE|SPPB|q?SOFA|MELD|APACHE(?:\s?II)?|"
     # geriatric and mood scales, a bowel preparation, muscles and movements graded out of 5 (issue
     # 29: "IADL 4/8", "HADS : anxiété 9/21", "Algoplus 3/5", "test de l'horloge 4/7", "BBPS 3/3/3",
     # "Quadriceps | D 4/5", "hip flex 3/5", "déficit MSD 2/5")

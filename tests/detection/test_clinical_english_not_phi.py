@@ -27,6 +27,8 @@ def _span(text: str, words: str, label: Label) -> Span:
     ("R hand grip 4+/5, otherwise 5/5.", "5/5"),  # the same scale again after a named mark
     ("back + both thighs, 9/10 on arrival", "9/10"),  # what follows only a pain score
     ("RRR, 2/6 SEM at RUSB", "2/6"),  # a murmur's grade
+    ("Riesgo alto: GRACE 98, TIMI 3/7. CRUSADE 18", "3/7"),
+    ("Fragilidad: SPPB 8/12, Clinical Frailty Scale 5", "8/12"),
 ])
 def test_a_named_clinical_score_is_no_date(text: str, value: str) -> None:
     i = text.index(value)
