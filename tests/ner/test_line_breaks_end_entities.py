@@ -50,3 +50,16 @@ def test_a_titled_name_ends_at_its_line() -> None:
 
     text = "Occupation: software developer\nGP: Dr Yeung\nBorn in Spain (Valencia)"
     assert [text[s.start : s.end] for s in TitledNameRecognizer().find(text, "en")] == ["Yeung"]
+
+
+def test_the_last_step_cuts_any_span_at_its_line_breaks() -> None:
+    from deid.detection.pipeline import split_at_lines
+    from deid.labels import Label
+    from deid.spans import Span
+
+    text = "4710 N Lincoln Ave\nChicago, IL 60625\n\n  \nRe: visit"
+    span = Span(text.index("Lincoln"), text.index(","), Label.CITY, "rules.street")
+    got = [text[s.start : s.end] for s in split_at_lines([span], text)]
+    assert got == ["Lincoln Ave", "Chicago"]
+    blank = Span(text.index("60625") + 5, text.index("Re:"), Label.CITY, "rules.street")
+    assert split_at_lines([blank], text) == []  # white space alone: nothing to replace
