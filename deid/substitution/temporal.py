@@ -533,7 +533,9 @@ class TemporalOperator(Operator):
         if t.kind == "partial":  # "revue le 12/03", "en mai", "mardi": a date too, moved by the same shift
             day = tx.point_day(t, ctx.document_date) or _stand_in_day(t)
             return tx.render_point(t, day + timedelta(days=int(memo[item.extra_keys[0]])), None), "shift"
-        if t.kind == "age" and t.amount >= SAFE_HARBOR_AGE:
+        if t.amount >= SAFE_HARBOR_AGE and (t.kind == "age" or (t.kind == "relative" and t.unit == "year")):
+            # a "duration" of 90 years or more is an age over 89 the model took for a date
+            # ("quatre-vingt-treize ans"): aggregated as the age would be
             return _over_89(t), "safe-harbor"
         ctx.shared.setdefault("kept_labels", set()).add(item.label.value)
         return item.text, "kept"

@@ -58,3 +58,11 @@ def test_safe_harbor_keeps_no_duration_that_would_tell_an_age_over_89() -> None:
              Span(text.index("dans"), text.index("."), Label.DATE)]
     out = deidentify_text(text, spans, "fr", date(2024, 5, 2), profile="safe-harbor", rng=random.Random(0))
     assert "quatre-vingt-treize" not in out.text and "dans 2 mois" in out.text
+
+
+def test_random_keeps_no_duration_that_would_tell_an_age_over_89() -> None:
+    text = "Patiente de quatre-vingt-treize ans, revue dans 2 mois."
+    spans = [Span(text.index("quatre"), text.index(","), Label.DATE),
+             Span(text.index("dans"), text.index("."), Label.DATE)]
+    out = deidentify_text(text, spans, "fr", date(2024, 5, 2), profile="random", rng=random.Random(0))
+    assert "quatre-vingt-treize" not in out.text and "dans 2 mois" in out.text, out.text
