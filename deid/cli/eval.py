@@ -16,15 +16,15 @@ from deid.labels import Label
 
 if TYPE_CHECKING:
     from deid.concepts import ConceptTagger
-    from deid.spans import Document
+    from deid.spans import Document, Span
 
 FORMATS = ("brat", "eds-jsonl", "eds-templates", "echr-tsv", "realistic")
 LANGUAGES = ("fr", "es", "en")
 TASKS = ("deid", "concepts")
 # options of the de-identification task only (default None or False): an error with --task concepts
-_DEID_ONLY = {"format": "--format", "lang": "--lang", "split": "--split", "rules_only": "--rules-only",
-              "labels": "--labels", "scheme": "--scheme", "convention": "--convention",
-              "backend": "--backend", "min_phi_prob": "--min-phi-prob"}
+_DEID_ONLY = {"errors": "--errors", "format": "--format", "lang": "--lang", "split": "--split",
+              "rules_only": "--rules-only", "labels": "--labels", "scheme": "--scheme",
+              "convention": "--convention", "backend": "--backend", "min_phi_prob": "--min-phi-prob"}
 
 
 def register(subparsers: Any) -> None:
@@ -88,6 +88,11 @@ def register(subparsers: Any) -> None:
         "titles alone and punctuation-only spans dropped; whole French addresses split into street, "
         "postcode and city; eds-pseudo first and last names joined into one span",
     )
+    p.add_argument("--errors", type=Path, metavar="FILE",
+                   help="write the relaxed errors as JSON lines, one per span: each prediction that "
+                   "overlaps no gold span (false_positive) and each gold span no prediction overlaps "
+                   "(missed), with its document, offsets, label, text and a line of context (the "
+                   "corpus's text: keep the file where the corpus is kept)")
     p.add_argument("--batch-size", type=_positive_int, default=32, metavar="N",
                    help="documents (--task concepts: sentences) per batch")
     add_model_options(p)
@@ -100,9 +105,10 @@ def run(args: argparse.Namespace) -> int:
     from deid.lab.eval import Evaluator, RunInfo
 
     labels = _parse_labels(args.labels)
-    if args.output is not None and not args.output.parent.is_dir():
-        # Fail before a long detection run, not after it.
-        raise CliError(f"{args.output}: cannot write report (no such directory)")
+    for out in (args.output, args.errors):
+        if out is not None and not out.parent.is_dir():
+            # Fail before a long detection run, not after it.
+            raise CliError(f"{out}: cannot write report (no such directory)")
     docs, fmt = _read(args.path, args.format, args.lang, args.convention, args.split)
     changes = None
     if args.convention:  # say what the projection changed in the corpus's gold
@@ -125,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
     evaluator = Evaluator(labels, CORPUS_OF_FORMAT.get(fmt))
     progress = _Progress(len(docs), sys.stderr)
+    errors: list[str] | None = [] if args.errors is not None else None
     detect_s = 0.0  # detection alone: the throughput a deployment cares about, scoring excluded
     for i in range(0, len(docs), args.batch_size):
         batch = docs[i : i + args.batch_size]
@@ -134,7 +141,10 @@ def run(args: argparse.Namespace) -> int:
         if len(predicted) != len(batch):
             raise RuntimeError("detector returned a different number of results than documents")
         for doc, spans in zip(batch, predicted, strict=True):
-            evaluator.add(doc, scheme.project(spans, doc.text, doc.language) if scheme is not None else spans)
+            scored = scheme.project(spans, doc.text, doc.language) if scheme is not None else spans
+            evaluator.add(doc, scored)
+            if errors is not None:
+                errors.extend(_error_lines(doc, evaluator.errors(doc, scored)))
         progress.update(i + len(batch))
     progress.close()
 
@@ -157,7 +167,25 @@ def run(args: argparse.Namespace) -> int:
     from deid.lab.eval.table import render_table
 
     _write(report.to_json() + "\n" if args.json else render_table(report), args.output)
+    if errors is not None:
+        _write("".join(errors), args.errors)
     return 0
+
+
+def _error_lines(doc: Document, errors: Sequence[tuple[str, Span]]) -> list[str]:
+    """One JSON line per relaxed error of ``doc`` (``--errors``) with a line of context."""
+    import json
+
+    lines = []
+    for kind, span in errors:
+        left = doc.text.rfind("\n", 0, span.start) + 1
+        right = doc.text.find("\n", span.end)
+        right = len(doc.text) if right == -1 else min(right, span.end + 60)
+        record = {"doc": doc.doc_id, "kind": kind, "label": span.label.value, "start": span.start,
+                  "end": span.end, "text": doc.text[span.start : span.end], "source": span.source,
+                  "context": doc.text[max(left, span.start - 60) : right]}
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return lines
 
 
 def build_concept_tagger(model: Path | None) -> ConceptTagger:

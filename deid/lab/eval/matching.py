@@ -70,3 +70,16 @@ def add_into(acc: dict[str, Score], counts: dict[str, Score]) -> None:
     """Accumulate per-key counts of one document into corpus totals."""
     for k, score in counts.items():
         acc[k] = acc[k] + score if k in acc else score
+
+
+def relaxed_errors(gold: Iterable[Span], pred: Iterable[Span], length: int) -> list[tuple[str, Span]]:
+    """The spans ``relaxed_counts`` counts wrong, in text order: ("false_positive", span) for a
+    prediction that overlaps no gold span, ("missed", span) for a gold span no prediction
+    overlaps. Duplicates (same offsets and label) are listed once."""
+    g = sorted({(s.start, s.end, s.label): s for s in gold}.values(), key=lambda s: (s.start, s.end))
+    p = sorted({(s.start, s.end, s.label): s for s in pred}.values(), key=lambda s: (s.start, s.end))
+    gold_mask = char_mask(((s.start, s.end) for s in g), length)
+    pred_mask = char_mask(((s.start, s.end) for s in p), length)
+    errors = [("missed", s) for s in g if pred_mask.find(1, s.start, s.end) == -1]
+    errors += [("false_positive", s) for s in p if gold_mask.find(1, s.start, s.end) == -1]
+    return sorted(errors, key=lambda e: (e[1].start, e[1].end, e[0]))

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deid.lab.eval.coverage import Coverage, document_coverage
-from deid.lab.eval.matching import add_into, by_category, char_mask, relaxed_counts, strict_counts
+from deid.lab.eval.matching import (
+    add_into,
+    by_category,
+    char_mask,
+    relaxed_counts,
+    relaxed_errors,
+    strict_counts,
+)
 from deid.lab.eval.official import official_counts
 from deid.lab.eval.scores import Score, total
 from deid.lab.eval.tokens import token_counts
@@ -214,6 +221,11 @@ class Evaluator:
             official=dict(self._official),
             n_tokens=self._n_tokens,
         )
+
+    def errors(self, doc: Document, predicted: Iterable[Span]) -> list[tuple[str, Span]]:
+        """The relaxed errors of one document under the same label filter as the scores
+        (``relaxed_errors``): what ``deid eval --errors`` lists."""
+        return relaxed_errors(self._keep(doc.spans), self._keep(predicted), len(doc.text))
 
     def _keep(self, spans: Iterable[Span]) -> list[Span]:
         if self.labels is None:

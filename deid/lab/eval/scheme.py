@@ -12,12 +12,18 @@ predicted span is put into the corpus's label inventory:
   (PATIENT/STAFF/RELATIVE -> PERSON, BIRTH_DATE -> DATE, HOSPITAL <-> ORG, any place -> LOCATION
   when that is the corpus's only place label);
 - a label of a category the corpus does not annotate at all is dropped (AGE in eds-pseudo);
+- a label the product keeps in the text by default (``KEPT_BY_DEFAULT``: SEX) is dropped where the
+  corpus does not annotate it (the realistic corpus's guideline): such a span changes nothing in
+  the output;
 - a relative named by kinship alone ("son fils", "le père": lower case) is dropped where the
   corpus has no relative label: eds-pseudo and ECHR annotate persons by their names;
 - anything else stays as predicted and is scored (an URL where the corpus only knows e-mails is
   still an error);
 - a predicted date that lies inside a relative temporal expression is dropped where the corpus's
-  guideline leaves those out (MEDDOCAN, eds-pseudo), whichever component found it.
+  guideline leaves those out (MEDDOCAN, eds-pseudo), whichever component found it;
+- a predicted date that is a directed duration and nothing else ("in 3 months", "il y a 2 ans":
+  ``deid.substitution.simple.is_duration``, which the profiles keep as written) is dropped where
+  the guideline marks durations as no PHI (the realistic corpus); a weekday or a date stays.
 
 The gold side is never touched. Both figures are worth reporting: the default one says how the
 output matches the corpus, this one how the detector does on the corpus's own task.
@@ -31,8 +37,9 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from deid.lab.corpora.mapping import COARSER, TABLES
-from deid.labels import Category, Label
+from deid.labels import KEPT_BY_DEFAULT, Category, Label
 from deid.spans import Span
+from deid.substitution.simple import is_duration
 
 if TYPE_CHECKING:
     from deid.protocols import Recognizer
@@ -59,6 +66,7 @@ class Scheme:
     corpus: str
     labels: frozenset[Label]
     drops_relative_dates: bool
+    drops_durations: bool = False
 
     def project(self, spans: Iterable[Span], text: str, language: str) -> list[Span]:
         """Predicted spans of one text put into this corpus's inventory (module docstring)."""
@@ -69,8 +77,13 @@ class Scheme:
             if span.label.category is Category.DATE and any(
                     r.start <= span.start and span.end <= r.end for r in relative):  # fmt: skip
                 continue
+            if (self.drops_durations and span.label.category is Category.DATE
+                    and is_duration(text[span.start : span.end], language)):  # fmt: skip
+                continue
             if span.label in self.labels:
                 out.append(span)
+                continue
+            if span.label in KEPT_BY_DEFAULT:
                 continue
             if span.label is Label.RELATIVE and text[span.start : span.end].islower():
                 continue
@@ -105,7 +118,13 @@ def scheme_for(corpus: str) -> Scheme:
 
 
 def scheme_for_format(fmt: str) -> Scheme:
-    """The scheme of the corpus a reader format holds (``brat`` is MEDDOCAN's)."""
+    """The scheme of the corpus a reader format holds (``brat`` is MEDDOCAN's; ``realistic`` the
+    project's own corpus, ``corpora/realistic/GUIDELINE.md``, whose labels are the project's)."""
+    if fmt == "realistic":
+        from deid.lab.corpora.realistic import LABELS
+
+        return Scheme("realistic", frozenset(Label(name) for name in LABELS), drops_relative_dates=False,
+                      drops_durations=True)
     if fmt not in CORPUS_OF_FORMAT:
         raise KeyError(f"no annotation scheme for format {fmt!r}")
     return scheme_for(CORPUS_OF_FORMAT[fmt])

@@ -72,3 +72,36 @@ def test_clinical_tokens_changed_counts_only_tokens_outside_gold(corpus: Path) -
     assert report.clinical_changed_per_1000 == pytest.approx(1000 / 7)
     assert evaluate([doc], [predicted[:1]]).clinical_changed_per_1000 == 0.0
     assert "clinical tokens changed: 1 of 7" in render_table(report)
+
+
+def test_relaxed_errors_list_the_unmatched_predictions_and_the_missed_gold(corpus: Path) -> None:
+    from deid.lab.eval.matching import relaxed_errors
+
+    doc = read_corpus(corpus, split="train", convention=False)[0]
+    husband = doc.text.index("husband")
+    partial = Span(3, 7, Label.PATIENT, "test")  # "Ruth": overlaps the gold name, so no error
+    wrong = Span(husband, husband + 7, Label.RELATIVE, "test")
+    assert relaxed_errors(doc.spans, [partial, wrong, wrong], len(doc.text)) == [("false_positive", wrong)]
+    assert relaxed_errors(doc.spans, [], len(doc.text)) == [("missed", doc.spans[0])]
+
+
+def test_eval_errors_writes_one_json_line_per_relaxed_error(corpus: Path, tmp_path: Path) -> None:
+    from deid.cli import main
+
+    out = tmp_path / "errors.jsonl"
+    # the rules alone find a titled French name ("Mme Odile Ferrand"), not a bare English one
+    assert main(["eval", str(corpus), "--split", "dev", "--rules-only", "--errors", str(out),
+                 "--output", str(tmp_path / "report.txt")]) == 0
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["doc"], r["kind"], r["text"], r["label"]) for r in lines] == [
+        ("w99-002", "missed", "Maisie Kell", "PATIENT")]
+    assert lines[0]["context"] == "Seen with Maisie Kell today."
+
+
+def test_eval_errors_in_a_missing_folder_fails_before_detection(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from deid.cli import main
+
+    assert main(["eval", str(corpus), "--rules-only", "--errors", str(tmp_path / "nowhere" / "e.jsonl")]) != 0
+    assert "no such directory" in capsys.readouterr().err

@@ -72,3 +72,26 @@ def test_meddocan_keeps_kinship_relatives() -> None:
     text = "su madre"
     (out,) = scheme_for("meddocan").project([Span(3, 8, Label.RELATIVE, "ner")], text, "es")
     assert out.label is Label.RELATIVE
+
+
+def test_the_realistic_scheme_drops_the_kept_sex_label_and_scores_everything_else() -> None:
+    text = "72 y/o F seen in 3 months by Dr Okafor, a retired teacher"
+    f, rel, name = text.index("F "), text.index("in 3"), text.index("Okafor")
+    job = text.index("retired teacher")
+    pred = [Span(f, f + 1, Label.SEX, "rules.sex"), Span(rel, rel + 11, Label.DATE, "rules.relative_date"),
+            Span(name, name + 6, Label.STAFF, "ner"), Span(job, len(text), Label.PROFESSION, "ner")]
+    out = scheme_for_format("realistic").project(pred, text, "en")
+    # the guideline marks no sex (a kept label changes nothing in the output) and no duration
+    assert _labels(out) == ["STAFF", "PROFESSION"]
+    (sex,) = scheme_for_format("brat").project(pred[:1], text, "es")  # MEDDOCAN annotates it
+    assert sex.label is Label.SEX
+
+
+def test_the_realistic_scheme_scores_weekdays_and_dates_but_not_durations() -> None:
+    def kept(text: str, language: str, *dates: str) -> list[str]:
+        spans = [Span(text.index(w), text.index(w) + len(w), Label.DATE, "rules.date") for w in dates]
+        return [text[s.start : s.end] for s in scheme_for_format("realistic").project(spans, text, language)]
+
+    assert kept("seen last Monday, 12/03/2024; review in 6 weeks", "en",
+                "last Monday", "12/03/2024", "in 6 weeks") == ["last Monday", "12/03/2024"]
+    assert kept("opéré il y a 2 ans, le 3 mars 2022", "fr", "il y a 2 ans", "3 mars 2022") == ["3 mars 2022"]
