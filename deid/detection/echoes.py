@@ -158,6 +158,15 @@ _CLINICAL_ABBREVIATIONS = frozenset({
     "AKI", "DM", "HTN", "CAD", "ICU", "CCU", "PE", "GI", "ENT", "FY", "ST", "SW", "OD", "PRN", "DNR",
     "MRI", "ECG", "EKG", "CXR", "ABG", "BMP", "CBC", "LFT", "INR", "PEG", "NBM", "NPO", "IDE", "AS",
 })  # fmt: skip
+# A note's field names and charting abbreviations that are also someone's initials ("Diane O. Brown"
+# and "DOB: ...", "Rhys Adams" and "SpO2 96% RA"): with the above, such letters echo a person's
+# initials only where initials sign (alone at a line's end, or in a typist's block "FH/ko"). On the
+# realistic train split they are 2,000 words as abbreviations and 6 gold initials, each signing.
+_FORM_ABBREVIATIONS = frozenset({
+    "DOB", "DOD", "MRN", "NHS", "MH", "RA", "PS", "SH", "FH", "HPI", "PMH", "ROS", "BMI", "GCS", "MDT",
+    "SNF", "HCP", "NOK", "EDD", "LMP", "CNS", "SALT", "SLT", "ADL", "MSK", "LD", "BP", "HR",
+})  # fmt: skip
+_NOT_INITIALS_UNLESS_SIGNING = _CLINICAL_ABBREVIATIONS | _FORM_ABBREVIATIONS
 
 
 def _acronyms(words: Sequence[str]) -> list[str]:
@@ -300,6 +309,9 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
             label = _echo_label(w, words, forms, initials, language)
         if label is None or not _plausible_occurrence(w, text, m.start(), known.lower_names, language):
             continue
+        if (w in _NOT_INITIALS_UNLESS_SIGNING and label.category is Category.PER and fold(w) not in words
+                and not _signs_alone(text, m.start(), end) and not _typist_block(text, m.start(), end)):
+            continue  # "DOB:", "96% RA": the abbreviation, not a person's initials
         added.append(Span(m.start(), end, label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
 
@@ -361,6 +373,20 @@ def _signs_alone(text: str, start: int, end: int) -> bool:
 
 
 _SIGNATURE_DASH = re.compile(r"[ \t][/\-–—][ \t]*$")
+
+
+_TYPIST_AFTER = re.compile(r"/[^\W\d_]{2,4}\b|[ \t]*/[ \t]*(?:Dr|Mr|Mrs|Ms|Miss|Prof)\b")
+
+
+def _typist_block(text: str, start: int, end: int) -> bool:
+    """Initials beside a slash and letters: an author's and a typist's block ("FH/KO", "PM/sjc"), or
+    before the name they stand for ("GP / Dr Gareth Pryce"), or ending their line after a column's
+    gap ("Ffion Hughes SLT   FH")."""
+    if (_TYPIST_AFTER.match(text, end, end + 12) is not None
+            or re.search(r"\b[^\W\d_]{2,4}/$", text[max(0, start - 6) : start]) is not None):
+        return True
+    return (re.match(r"[ \t]*(?:\n|$)", text[end : end + 20]) is not None
+            and re.search(r"(?:[ \t]{2,}|\t)$", text[max(0, start - 4) : start]) is not None)
 
 
 # A title before a word makes it a name whatever else the word means ("Dña. Amparo", whose point

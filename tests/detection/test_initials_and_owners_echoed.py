@@ -69,3 +69,28 @@ def test_a_nickname_spelled_like_a_particle_is_echoed_in_english_and_not_in_fren
     assert echoed(text, 'Delbert "Del" Okoro') == ["Del"]
     es = 'Paciente Delfín "Del" Okoro. Del mismo modo refiere dolor.'
     assert echoed(es, 'Delfín "Del" Okoro', "es") == []
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Patient: Diane O. Brown, 81 y/o F\nDOB: 03/04/1943   MRN 558120", "Diane O. Brown"),
+    ("Seen with Rhys Adams (son).\nVS: BP 132/80  SpO2 96% RA", "Rhys Adams"),
+    ("Matthew Hale, CPN\nReferred from MH liaison, seen in clinic", "Matthew Hale"),
+])  # fmt: skip
+def test_initials_that_are_a_field_or_charting_abbreviation_are_not_echoed_in_running_text(
+        text: str, name: str) -> None:
+    assert echoed(text, name) == []
+
+
+@pytest.mark.parametrize(("text", "name", "expected"), [
+    ("Will review Mon.\n\nFfion Hughes SLT   FH", "Ffion Hughes", ["FH"]),
+    ("Operated by Farid Haddad.\n\nFH/ko   DD: 03/06/2022", "Farid Haddad", ["FH"]),
+    ("Plan discussed.\nGP / Dr Gareth Pryce ED Clinical Fellow", "Gareth Pryce", ["GP"]),
+])  # fmt: skip
+def test_such_initials_still_echo_where_they_sign(text: str, name: str, expected: list[str]) -> None:
+    assert echoed(text, name) == expected
+
+
+def test_a_hospital_acronym_echoes_even_when_it_is_also_an_examination() -> None:
+    text = "Manchester Royal Infirmary colorectal team.\ncc: MRI Colorectal CNS team"
+    out = echo_names([at(text, "Manchester Royal Infirmary", Label.HOSPITAL)], text, "en")
+    assert [text[s.start : s.end] for s in out if s.source == "echo"] == ["MRI"]
