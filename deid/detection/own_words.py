@@ -30,6 +30,8 @@ of it is in a closed list of such words, so that the span itself is the proof:
 - **a specialty cut into parts** ("Pediatric| Emergency |Medicine", "PGY-2 Emergency
   Medicine", "Hospital Medicine"): a department word beside capitalised words is dropped when
   the whole capitalised phrase is department words too;
+- **a section heading in capitals** ("HOSPITAL COURSE:", "CHIEF COMPLAINT:", "VERIFICATION OF
+  EXPECTED DEATH"), made of report and department words alone, at its line's start;
 - **"Will" or "May" opening a sentence before a verb in its base form** ("Will follow daily.",
   "May need PT"): the English modal, not the name ("Will reports ..." stays a name);
 - **numbers that say what they count** (issue 29), whatever the label: a room or bed number
@@ -139,6 +141,25 @@ _DEPARTMENT = frozenset({
     "musculoskeletal", "shift",
 })  # fmt: skip
 
+# Words of an English note's section headings, besides the department words ("HOSPITAL COURSE:",
+# "CHIEF COMPLAINT:", "VERIFICATION OF EXPECTED DEATH", "COLORECTAL MDT OUTCOME - 08/04"): a heading
+# in capitals made of these alone names no one (issue 30; general report vocabulary)
+_HEADING_WORDS = frozenset({
+    "chief", "complaint", "complaints", "presenting", "present", "illness", "history", "past",
+    "physical", "exam", "examination", "findings", "impression", "indication", "indications",
+    "technique", "comparison", "procedure", "procedures", "operation", "operative", "preoperative",
+    "postoperative", "pre-operative", "post-operative", "preop", "postop", "diagnosis", "diagnoses",
+    "plan", "plans", "problem", "problems", "list", "medications", "medication", "allergies",
+    "review", "systems", "results", "labs", "instructions", "disposition", "follow-up", "outcome",
+    "outcomes", "contact", "sbar", "verification", "expected", "unexpected", "death", "date", "time",
+    "hospital", "mdt", "multidisciplinary", "meeting", "letter", "referral", "request", "reason",
+    "for", "visit", "encounter", "subjective", "objective", "complications", "specimens", "specimen",
+    "estimated", "blood", "loss", "attestation", "addendum", "colorectal", "upper", "lower",
+    "vital", "signs", "clinical", "information", "details", "recommendations", "advice",
+})  # fmt: skip
+_HEADING_AFTER = re.compile(r"(?:[ \t]+[A-Z][A-Z&/\-]*)*")
+_HEADING_END = re.compile(r"[ \t]*(?:[:(\-–—]|\r?\n|$)")
+
 # French kinds of health care structure, written alone ("transfert en SSR", "retour en EHPAD", "suivi
 # CMP"): a kind names no place; its name follows it ("EHPAD Les Tilleuls") and stays. No gold span
 # of the realistic corpus, eds-pseudo, ECHR FR or MEDDOCAN is one of these alone.
@@ -230,6 +251,28 @@ def _phrase_around(span: Span, text: str) -> tuple[int, int]:
     while (m := _CAPITALISED_AFTER.match(text, end)) is not None:
         end = m.end()
     return start, end
+
+
+def _heading(span: Span, text: str) -> bool:
+    """A section heading in capitals read as a name, a hospital or a date ("HOSPITAL COURSE:",
+    "CHIEF COMPLAINT:", "VERIFICATION OF EXPECTED DEATH (RN)"): the span's words are all report or
+    department words in capitals, nothing but capitals stands before it on its line, and a colon,
+    a dash, a bracket or the line's end follows it."""
+    words = text[span.start : span.end]
+    if not any(c.isalpha() for c in words) or words.upper() != words:
+        return False
+    named = _words(words)
+    if not named or not all(fold(w) in _DEPARTMENT or fold(w) in _HEADING_WORDS for w in named):
+        return False
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.end)
+    before = text[line_start : span.start]
+    # the heading's other words in capitals after it ("HOSPITAL| COURSE:"), then its end
+    after = _HEADING_AFTER.match(text, span.end, len(text) if line_end == -1 else line_end)
+    rest = after[0] if after is not None else ""
+    return (before.upper() == before and rest.upper() == rest
+            and all(fold(w) in _DEPARTMENT or fold(w) in _HEADING_WORDS for w in _words(before + " " + rest))
+            and _HEADING_END.match(text, span.end + len(rest)) is not None)
 
 
 def _only_department(text: str) -> bool:
@@ -639,7 +682,7 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         return True
     if category is Category.DATE and _not_a_date_of_its_own(span, text):
         return True  # before the cut-word guard: a clock's part is cut out of a clock
-    if language == "en" and _clinical_english(span, text):
+    if language == "en" and (_clinical_english(span, text) or _heading(span, text)):
         return True
     if _cuts_a_word(span, text):
         # a clock closing a range whose first clock no year can be ("0700-|1930")

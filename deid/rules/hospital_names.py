@@ -62,6 +62,11 @@ _GENERIC = frozenset({
     "simulation", "infusion", "dialysis", "imaging", "burn", "stroke", "comprehensive", "day", "resource",
     "recovery", "treatment", "assessment", "admissions", "admission", "test", "testing", "vaccination",
     "student", "job", "visitor", "visitors", "information", "command", "operations",
+    # a specialty before "Surgery" or "Centre", a form's field ("Thoracic Surgery", "Diabetes &
+    # Endocrine Centre", "Transfer Center", "DATE OF SURGERY"): a service, no place
+    "thoracic", "cardiothoracic", "colorectal", "vascular", "plastic", "breast", "bariatric", "spinal",
+    "hepatobiliary", "upper", "lower", "maxillofacial", "endocrine", "transfer", "date", "time", "of",
+    "and", "type", "site", "day-case",
 })  # fmt: skip
 
 

@@ -171,3 +171,29 @@ def test_visual_acuities_nodes_and_named_recovery_scores_are_no_dates() -> None:
     ]
     kept = drop_measurements(spans, text, "en")
     assert [s.start for s in kept] == [spans[5].start, spans[6].start]
+
+
+def test_a_section_heading_in_capitals_names_no_one_but_a_hospital_in_capitals_stays() -> None:
+    text = (
+        "HOSPITAL MEDICINE CONSULT NOTE\n"
+        "CHIEF COMPLAINT: back pain\n"
+        "VERIFICATION OF EXPECTED DEATH (RN)\n"
+        "COLORECTAL MDT OUTCOME - 08/04/2025\n"
+        "HOSPITAL COURSE:\n"
+        "WESTMORLAND GENERAL HOSPITAL\n"
+        "Seen at ST MARY'S HOSPITAL today. Hope Lowe, RN\n"
+        "LOWER, John  DOB 01/02/1950\n"
+    )
+    spans = [
+        _at(text, "HOSPITAL MEDICINE CONSULT NOTE", Label.HOSPITAL),
+        _at(text, "CHIEF COMPLAINT", Label.STAFF),
+        _at(text, "EXPECTED DEATH", Label.PATIENT),
+        _at(text, "COLORECTAL MDT OUTCOME", Label.STAFF),
+        _at(text, "HOSPITAL", Label.HOSPITAL, nth=1),
+        _at(text, "WESTMORLAND GENERAL HOSPITAL", Label.HOSPITAL),
+        _at(text, "GENERAL HOSPITAL", Label.HOSPITAL),  # a cut name: its line names the hospital
+        _at(text, "ST MARY'S HOSPITAL", Label.HOSPITAL),
+        _at(text, "LOWER, John", Label.PATIENT),
+    ]
+    assert _kept(spans, text) == {"WESTMORLAND GENERAL HOSPITAL", "GENERAL HOSPITAL", "ST MARY'S HOSPITAL",
+                                  "LOWER, John"}

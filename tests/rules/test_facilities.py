@@ -71,6 +71,11 @@ def test_no_facility_in_french_or_spanish() -> None:
     ("RIVERBEND URGENT CARE - 1 Gold Star", ["RIVERBEND URGENT CARE"]),
     ("GP: Dr Akinola, Pound Hill Medical Group", ["Pound Hill Medical Group"]),
     ("Best Practice guidance; General Pediatrics clinic", []),
+    # a specialty or a form's field before the kind: a service, no place; a practice stays one
+    ("DATE OF SURGERY: 03/04/2025\nWard: Thoracic Surgery, Level 8", []),
+    ("via Transfer Center; Diabetes & Endocrine Centre, Newham University Hospital",
+     ["Newham University Hospital"]),
+    ("GP: Riverside Surgery, Bristol", ["Riverside Surgery"]),
 ])  # fmt: skip
 def test_british_bodies_and_practices_are_named_by_their_kind(text: str, expected: list[str]) -> None:
     found = RuleDetector(["hospital_name"]).find(text, "en")
