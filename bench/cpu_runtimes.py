@@ -1,7 +1,7 @@
 """The model alone on one batch, on each CPU runtime, in one process: torch fp32, torch bf16 (AMX
 where the CPU has it), each eager and with the encoder's dense blocks fused into oneDNN calls
-(``deid.ner.cpu_fusion``, what the detector runs), and ONNX Runtime int8 (the cached file
-``deid.ner.onnx_backend`` builds).
+(``deid.ner.cpu_fusion``, what the detector runs), and ONNX Runtime int8 and fp32 (the cached
+files ``deid.ner.onnx_backend`` builds).
 
 Usage: .venv/bin/python bench/cpu_runtimes.py [--batch 32] [--length 256] [--threads 2] [--repeats 5]
        .venv/bin/python bench/cpu_runtimes.py --shapes [--batches 40] [--threads 2]
@@ -73,6 +73,9 @@ def main() -> None:
         ensure_onnx(Path(DEFAULT_MODEL_DIR), True, model=model)
     runtimes: list[tuple[str, Any]] = [("torch fp32", torch_forward(model))]
     runtimes.append(("onnx int8", onnx_forward(ort_session(target, args.threads))))
+    # the same fused graph before quantization (built beside the int8 file)
+    runtimes.append(("onnx fp32", onnx_forward(ort_session(onnx_path(Path(DEFAULT_MODEL_DIR), False),
+                                                           args.threads))))
 
     def fresh(dtype: Any, fuse: bool) -> Any:
         m, _ = load_token_classifier(Path(DEFAULT_MODEL_DIR))

@@ -15,7 +15,10 @@ Each round runs ours over every note, then Presidio over the same notes (A B A B
 batches of ``--batch`` (Presidio analyses one note per call, as its API does); after one warm-up
 round each. Reported: notes/s (wall), CPU seconds per note (the process's own CPU time, every
 thread), and relaxed recall against the gold spans (any overlap, any label: deid.lab.eval), with the
-median over the counted rounds.
+median over the counted rounds; for ours also the corpus's official strict F1 (MEDDOCAN's measure
+on a BRAT corpus, ``deid.lab.eval.official``), the detector run under the corpus's own convention
+as ``deid eval`` runs it (a kinship word alone is PHI in MEDDOCAN). The CPU's model and its AMX,
+AVX-512, VNNI and AVX2 flags are printed with the figures (the default runtime depends on them).
 """
 
 from __future__ import annotations
@@ -94,15 +97,18 @@ def main() -> None:
     args = p.parse_args()
 
     from deid.detection import HybridDetector
-    from deid.lab.corpora import read_corpus
+    from deid.lab.corpora import detect_format, read_corpus
     from deid.lab.eval import Evaluator
+    from deid.lab.eval.scheme import CORPUS_OF_FORMAT, KINSHIP_PHI
     from deid.labels import Label
     from deid.ner import load_detector_from_settings
     from deid.rules import RuleDetector
     from deid.settings import Settings
     from deid.spans import Span
 
-    docs = read_corpus(args.corpus)
+    fmt = detect_format(args.corpus)
+    corpus = CORPUS_OF_FORMAT.get(fmt)
+    docs = read_corpus(args.corpus, fmt)
     docs = docs[: args.limit] if args.limit else docs
     langs = sorted({d.language for d in docs})
     if len(langs) != 1 or langs[0] not in SPACY_MODELS:
@@ -118,7 +124,12 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     ner = load_detector_from_settings(settings)
-    ours = HybridDetector(RuleDetector(), ner)
+    ours = HybridDetector(RuleDetector(), ner, kinship_phi=KINSHIP_PHI.get(corpus or "", frozenset()))
+    cpu_info = _cpu_description()
+    print(f"# CPU: {cpu_info['model']}, {os.cpu_count()} logical CPUs; "
+          f"flags: {cpu_info['simd'] or 'none of'} "
+          f"(of amx_bf16 amx_int8 avx512f avx512_vnni avx512_bf16 avx_vnni avx2); our backend {ner.backend}",
+          flush=True)
 
     work = Path(os.environ.get("TMPDIR", "/tmp")) / f"vs_presidio_{os.getpid()}.jsonl"
     work.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
@@ -163,13 +174,14 @@ def main() -> None:
 
     chars = sum(len(t) for t in texts)
     print(f"\n{args.corpus}: {len(texts)} notes ({chars / len(texts):.0f} chars each), {args.rounds} rounds "
-          f"alternating after a warm-up, {args.threads} threads, our model backend {ner.backend}")
+          f"alternating after a warm-up, {args.threads} threads, our model backend {ner.backend}; "
+          f"CPU {cpu_info['model']} ({cpu_info['simd'] or 'no AVX2/AVX-512/AMX'})")
     print("| detector | notes/s (median) | CPU s / note (median) | relaxed recall | relaxed precision |")
     print("|---|---:|---:|---:|---:|")
     result: dict[str, Any] = {"corpus": str(args.corpus), "notes": len(texts), "rounds": args.rounds,
-                              "threads": args.threads, "backend": ner.backend}
+                              "threads": args.threads, "backend": ner.backend, "cpu": cpu_info}
     for name in ("ours", "presidio"):
-        ev = Evaluator()
+        ev = Evaluator(None, corpus)
         for d, sp in zip(docs, last[name], strict=True):
             ev.add(d, sp)
         rel = ev.report().relaxed_micro
@@ -179,8 +191,31 @@ def main() -> None:
         result[name] = {"notes_per_s": nps, "cpu_s_per_note": cpn, "relaxed_recall": rel.recall,
                         "relaxed_precision": rel.precision, "walls": figures[name]["wall"],
                         "cpus": figures[name]["cpu"]}
+        strict = ev.report().official.get("ner_strict")
+        if name == "ours" and strict is not None:
+            result[name]["official_strict_f1"] = strict.f1
+    official = result["ours"].get("official_strict_f1")
+    print(f"ours / presidio notes/s: {result['ours']['notes_per_s'] / result['presidio']['notes_per_s']:.2f}x"
+          + (f"; our official strict F1 {official:.4f}" if official is not None else ""))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2))
+
+
+def _cpu_description() -> dict[str, str]:
+    """The CPU's model name and the SIMD flags that pick and bound our runtime (/proc/cpuinfo)."""
+    info: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    wanted = ("amx_bf16", "amx_int8", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni", "avx2")
+    flags = set(info.get("flags", "").split())
+    import platform
+
+    return {"model": info.get("model name", platform.processor() or platform.machine()),
+            "simd": " ".join(f for f in wanted if f in flags)}
 
 
 _PRESIDIO_LABELS = {"PERSON": "PERSON", "LOCATION": "LOCATION", "EMAIL_ADDRESS": "EMAIL",
