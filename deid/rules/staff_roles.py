@@ -5,7 +5,8 @@ Ward notes name the people at work by their given name alone, often one the name
 hold (Breton, Welsh, Spanish pet forms). The role is the cue, in one of three shapes that hold in
 every team's writing: the role then the name in brackets; the name then the role in brackets; and
 in the French and Spanish nursing team line, the role then the name closing an entry of the line
-("IDE Katell / AS Soizic et Dylan"), where a line, a slash, a comma, "et"/"y" or a dash follows.
+("IDE Katell / AS Soizic et Dylan"), where a line, a slash, a comma, "et"/"y" or a dash follows;
+and an entry signed on a line of its own by the name, the role and the shift ("Soizic IDE nuit").
 Role acronyms are read in capitals only ("pt (Vietnamese)" is the patient), role words in any case.
 The name is one capitalised word in small letters after its capital: a bracketed acronym is
 initials, read by ``deid.rules.initials``.
@@ -33,6 +34,13 @@ _NAME = r"[A-ZÀ-Þ][a-zß-ÿ][a-zß-ÿ'’\-]{1,20}"
 _TEAM_ROLE = r"(?:IDE|AS|ASH|AES|AMP|TCAE)"
 _TEAM_ENTRY = r"[ \t]*+:?[ \t]*+(?P<phi>" + _NAME + r")(?=[ \t]*(?:/|,|$|[ \t]-[ \t]|[ \t]"
 
+# An entry of the nursing team's sheet signed on a line of its own by a given name, the role and the
+# shift ("Soizic IDE nuit", "Maripili TCAE tarde"); not a heading of the sheet ("Transmissions IDE nuit")
+_SIGNED_ENTRY = re.compile(
+    rf"^[ \t]*+(?!(?i:transmissions?|[ée]quipe|rel[èe]ve|poste|garde|planning|turno|equipo|enfermer[ií]a|"
+    rf"cuidados|notes?|observations?|soins)\b)(?P<phi>{_NAME})[ \t]+{_TEAM_ROLE}[ \t]+(?i:nuit|jour|matin|"
+    rf"soir|apr[èe]s-midi|noche|ma[ñn]ana|tarde)[ \t]*+$", re.MULTILINE)
+
 
 @register("staff_by_role", priority=64)
 class StaffByRoleRecognizer(RegexRecognizer):
@@ -43,8 +51,8 @@ class StaffByRoleRecognizer(RegexRecognizer):
             re.compile(rf"(?<![\w/])(?:{_ROLE})[ \t]*\((?P<phi>{_NAME})\)"),
             re.compile(rf"(?<![\w'’-])(?P<phi>{_NAME})[ \t]*\((?:{_ROLE})\)"),
         ),
-        "fr": (re.compile(rf"\b{_TEAM_ROLE}{_TEAM_ENTRY}et[ \t]))", re.MULTILINE),),
-        "es": (re.compile(rf"\b{_TEAM_ROLE}{_TEAM_ENTRY}y[ \t]))", re.MULTILINE),),
+        "fr": (re.compile(rf"\b{_TEAM_ROLE}{_TEAM_ENTRY}et[ \t]))", re.MULTILINE), _SIGNED_ENTRY),
+        "es": (re.compile(rf"\b{_TEAM_ROLE}{_TEAM_ENTRY}y[ \t]))", re.MULTILINE), _SIGNED_ENTRY),
     }
 
 

@@ -119,6 +119,13 @@ def test_staff_named_by_role_and_given_name_are_staff(find: Find) -> None:
     assert "Maripili" in surfaces(find, es, "es", Label.STAFF)
 
 
+def test_an_entry_signed_by_given_name_role_and_shift_is_staff_but_not_a_sheet_heading(find: Find) -> None:
+    fr = "R : rendormie vers 3h.\nSoizic IDE nuit\n\nTransmissions IDE nuit\n18/01 Matin"
+    es = "Sin incidencias.\n  Maripili TCAE tarde\n"
+    assert surfaces(find, fr, "fr", Label.STAFF) == {"Soizic"}
+    assert "Maripili" in surfaces(find, es, "es", Label.STAFF)
+
+
 def test_a_patient_in_brackets_after_pt_is_no_staff(find: Find) -> None:
     text = "Results letter to pt (Vietnamese) and Dr. Sizemore."
     assert "Vietnamese" not in surfaces(find, text, "en", Label.STAFF)
