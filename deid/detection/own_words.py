@@ -88,6 +88,8 @@ _FUNCTION = frozenset({
     "the", "a", "an", "of", "and", "her", "his", "their", "my", "our", "pt", "pt's", "x2", "x3",
     "sa", "ses", "le", "la", "les", "du", "de", "des", "su", "sus", "el", "los", "las", "del",
 })  # fmt: skip
+_COUNT = re.compile(r"\d{1,2}|(?i:two|three|four|five|six|seven|eight|nine|ten|deux|trois|quatre|cinq|"
+                    r"dos|tres|cuatro|cinco)")
 # Kinship words that are also given names: a span of these alone is dropped only in lower case.
 ALSO_GIVEN_NAMES = frozenset({"son", "ma", "pa", "baby", "lady"})
 
@@ -211,7 +213,8 @@ def _words(text: str) -> list[str]:
 
 def _only_kinship(text: str) -> bool:
     words = _words(text)
-    kin = [(w, fold(w)) for w in words if fold(w) not in _FUNCTION]
+    # a count beside them ("2 teenage sons", "4 children", "two kids") counts no one's name
+    kin = [(w, fold(w)) for w in words if fold(w) not in _FUNCTION and not _COUNT.fullmatch(w)]
     if not kin:
         return False  # determiners alone are the span convention's business, not this step's
     return all(f in _KINSHIP and (f not in ALSO_GIVEN_NAMES or w.islower()) for w, f in kin)
@@ -367,6 +370,9 @@ _CLOCK_AFTER = re.compile(r"[:h][0-5]\d")
 _CLOCK_PART = re.compile(r"\d{1,2}(?:[ \t]?-[ \t]?\d{1,2})?")
 # two clock times, one of which no year can be ("1015-1145", "0700-1930")
 _CLOCK_RANGE = re.compile(r"((?:[01]\d|2[0-3])[0-5]\d)[ \t]*-[ \t]*((?:[01]\d|2[0-3])[0-5]\d)")
+# a shift by its clocks with their half of the day ("7p-7a", "3p-11p", "7am-7:30pm", "7a to 7p")
+_SHIFT = re.compile(r"(?i:(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \t]?[ap]m?[ \t]*(?:-|–|to)[ \t]*"
+                    r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \t]?[ap]m?)")
 # a list's number at the start of its line ("2. Discuss in MDT", "4) Review")
 _LIST_NUMBER_AFTER = re.compile(r"[.)][ \t]")
 
@@ -453,6 +459,8 @@ def _cut_clock(span: Span, text: str) -> bool:
 
 
 def _clock_range(span: Span, text: str) -> bool:
+    if _SHIFT.fullmatch(text, span.start, span.end) is not None:
+        return True
     m = _CLOCK_RANGE.fullmatch(text, span.start, span.end)
     return m is not None and not all(1850 <= int(t) <= 2100 for t in (m[1], m[2]))
 

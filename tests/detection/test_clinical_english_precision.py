@@ -197,3 +197,17 @@ def test_a_section_heading_in_capitals_names_no_one_but_a_hospital_in_capitals_s
     ]
     assert _kept(spans, text) == {"WESTMORLAND GENERAL HOSPITAL", "GENERAL HOSPITAL", "ST MARY'S HOSPITAL",
                                   "LOWER, John"}
+
+
+def test_a_shift_by_its_clocks_is_no_date_but_a_range_of_days_stays() -> None:
+    text = "DELL SETON SICU  7p-7a  7/5-7/6   Bed 11\n3p-11p  3/29  Rm 714\nOn 7am to 7pm shift."
+    spans = [_at(text, words, Label.DATE) for words in ("7p-7a", "7/5-7/6", "3p-11p", "7am to 7pm")]
+    assert _kept(spans, text) == {"7/5-7/6"}
+
+
+def test_a_count_of_relatives_names_no_one_but_a_name_beside_a_number_stays() -> None:
+    text = "Married, 2 teenage sons. Lives with wife Tamsin & 2 kids. Has two daughters. Bed 2 Will."
+    spans = [_at(text, "2 teenage sons", Label.RELATIVE), _at(text, "2 kids", Label.RELATIVE),
+             _at(text, "two daughters", Label.RELATIVE), _at(text, "Tamsin", Label.RELATIVE),
+             _at(text, "2 Will", Label.RELATIVE)]
+    assert _kept(spans, text) == {"Tamsin", "2 Will"}
