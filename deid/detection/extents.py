@@ -235,6 +235,7 @@ _INSTITUTION_NEXT = re.compile(
     r"([A-ZÀ-Þ][\w'’.\-]*)(?![\w'’\-]|[ \t]*:)")
 _INSTITUTION_PREVIOUS = re.compile(r"(?<![\w'’\-])([A-ZÀ-Þ][\w'’.\-]*)[ \t]$")
 _MAX_INSTITUTION_WORDS = 5
+_ACRONYM = re.compile(r"[A-Z][A-Z&]{1,7}")
 # An institution's name goes on over these ("Guy's and St Thomas' NHS Foundation Trust", "Mercy
 # Hospital"): labels of a field elsewhere, words of a name here.
 # It stops at a department of the institution ("Memorial Medical Center ED"): no part of its name.
@@ -255,9 +256,14 @@ def _grow_institution(span: Span, text: str) -> Span:
         if m is None or m[1].rstrip(".").upper() in _INSTITUTION_STOP:
             break
         end = m.end(1) - (1 if m[1].endswith(".") else 0)
+    # an acronym is a whole name: the word before it in small letters after its capital is the
+    # sentence's ("Admitted RLI", "Fracture clinic RLI"), not the name's
+    acronym = _ACRONYM.fullmatch(text, span.start, span.end) is not None
     for _ in range(3):
         m = _INSTITUTION_PREVIOUS.search(text, max(0, start - 40), start)
         if m is None or m[1].rstrip(".").upper() in _INSTITUTION_STOP or m[1].endswith("."):
+            break
+        if acronym and not m[1].isupper():
             break
         start = m.start(1)
     return span if (start, end) == (span.start, span.end) else Span(start, end, span.label, span.source,

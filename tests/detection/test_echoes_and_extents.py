@@ -126,6 +126,20 @@ def test_an_english_institutions_name_is_grown_over_its_capitalised_words() -> N
     assert grown("St Mary's Hospital Address: 1 Main St", "St Mary's Hospital") == "St Mary's Hospital"
     assert grown("transferred to MGH. Patient stable", "MGH") == "MGH"
     assert grown("Hospital Universitario La Paz", "Hospital Universitario", "es") == "Hospital Universitario"
+    # an acronym is a whole name: the sentence's capitalised word before it stays out
+    assert grown("long lie. Admitted RLI with L #NOF.", "RLI") == "RLI"
+    assert grown("Fracture clinic RLI 15/11", "RLI") == "RLI"
+    assert grown("seen at NHS GGC today", "GGC") == "NHS GGC"
+
+
+def test_a_hospitals_acronym_found_by_its_cue_echoes_though_a_capitalised_verb_stands_before_it() -> None:
+    from deid.detection.pipeline import PIPELINE, run_pipeline
+
+    text = "Fall at home. Admitted RLI with L #NOF.\nFOLLOW-UP\nFracture clinic RLI 15/11/23"
+    i = text.index("RLI")
+    rule = Span(i, i + 3, Label.HOSPITAL, "rules.hospital_acronym", 1.0)
+    out = run_pipeline([rule], [], text, "en", steps=PIPELINE)
+    assert [text[s.start : s.end] for s in out if s.label is Label.HOSPITAL] == ["RLI", "RLI"]
 
 
 def test_an_institution_written_whole_is_abbreviated_by_its_head() -> None:
