@@ -5,8 +5,9 @@ replaced. Seen on notes written by others ("ECH24-[QID]", "Vandœuvre-lès-[LOC]
 "2 Mill Lane", "[PER], REMEDIOS", "Aimee [PER]", "[PER] E"). Each rule is a property of how
 these things are written, not of one corpus:
 
-- **identifiers and places glued by a hyphen or a slash**: an identifier's prefix or suffix
-  ("ECH24-", "-4471"), a compound town's other words ("Vandœuvre-lès-", "Nuits-");
+- **identifiers, places and institutions glued by a hyphen or a slash**: an identifier's prefix
+  or suffix ("ECH24-", "-4471"), a compound town's other words ("Vandœuvre-lès-", "Nuits-"), an
+  institution's ("BIO-ALSACE", "BUMC-T");
 - **a house number** before a street (English, French: "2 Mill Lane", "12 bis rue ...", "7/2
   Baxter Park Terrace", "Flat 2, 41 ...") or after it (Spanish: "Calle Pureza 45, 3º B");
 - **the rest of an institution's name** in English notes ("Kennington Home Care Ltd", "Royal
@@ -278,7 +279,8 @@ def whole_extents(spans: Iterable[Span], text: str, language: str) -> list[Span]
         cat = s.label.category
         if cat is not Category.DATE and any(c.isdigit() for c in text[s.start : s.end]):
             s = _grow_glued(s, text, letters=False)
-        if s.label.value in ("CITY", "LOCATION"):
+        if s.label.value in ("CITY", "LOCATION", "HOSPITAL", "ORG"):
+            # a compound town's and an institution's other parts ("BIO-ALSACE", "BUMC-T")
             s = _grow_glued(s, text, letters=True)
         if s.label.value == "STREET":
                 s = _grow_street(s, text, language)

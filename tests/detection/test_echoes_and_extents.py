@@ -130,6 +130,9 @@ def test_an_english_institutions_name_is_grown_over_its_capitalised_words() -> N
     assert grown("long lie. Admitted RLI with L #NOF.", "RLI") == "RLI"
     assert grown("Fracture clinic RLI 15/11", "RLI") == "RLI"
     assert grown("seen at NHS GGC today", "GGC") == "NHS GGC"
+    # an institution's parts glued by a hyphen, in any language
+    assert grown("Laboratoire BIO-ALSACE CENTRE, Colmar", "ALSACE", "fr") == "BIO-ALSACE"
+    assert grown("transfer from BUMC-T ED", "BUMC") == "BUMC-T"
 
 
 def test_a_hospitals_acronym_found_by_its_cue_echoes_though_a_capitalised_verb_stands_before_it() -> None:
