@@ -125,10 +125,13 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     ner = load_detector_from_settings(settings)
     ours = HybridDetector(RuleDetector(), ner, kinship_phi=KINSHIP_PHI.get(corpus or "", frozenset()))
-    cpu_info = _cpu_description()
+    from host_cost import cpu_description  # bench/host_cost.py, beside this script
+
+    desc = cpu_description()
+    cpu_info = {"model": desc["model"], "simd": desc["simd_flags"]}
     print(f"# CPU: {cpu_info['model']}, {os.cpu_count()} logical CPUs; "
           f"flags: {cpu_info['simd'] or 'none of'} "
-          f"(of amx_bf16 amx_int8 avx512f avx512_vnni avx512_bf16 avx_vnni avx2); our backend {ner.backend}",
+          f"(of avx2 avx512f avx512_vnni avx512_bf16 avx_vnni amx_bf16 amx_int8); our backend {ner.backend}",
           flush=True)
 
     work = Path(os.environ.get("TMPDIR", "/tmp")) / f"vs_presidio_{os.getpid()}.jsonl"
@@ -200,22 +203,6 @@ def main() -> None:
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2))
 
-
-def _cpu_description() -> dict[str, str]:
-    """The CPU's model name and the SIMD flags that pick and bound our runtime (/proc/cpuinfo)."""
-    info: dict[str, str] = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            info.setdefault(key.strip(), value.strip())
-    except OSError:
-        pass
-    wanted = ("amx_bf16", "amx_int8", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni", "avx2")
-    flags = set(info.get("flags", "").split())
-    import platform
-
-    return {"model": info.get("model name", platform.processor() or platform.machine()),
-            "simd": " ".join(f for f in wanted if f in flags)}
 
 
 _PRESIDIO_LABELS = {"PERSON": "PERSON", "LOCATION": "LOCATION", "EMAIL_ADDRESS": "EMAIL",
