@@ -204,7 +204,6 @@ def main() -> None:
         args.json.write_text(json.dumps(result, indent=2))
 
 
-
 _PRESIDIO_LABELS = {"PERSON": "PERSON", "LOCATION": "LOCATION", "EMAIL_ADDRESS": "EMAIL",
                     "PHONE_NUMBER": "PHONE", "DATE_TIME": "DATE", "URL": "URL", "IP_ADDRESS": "IP",
                     "IBAN_CODE": "IBAN", "ORGANIZATION": "ORG", "NRP": "OTHER"}

@@ -161,6 +161,7 @@ _HEADING_WORDS = frozenset({
 })  # fmt: skip
 _HEADING_AFTER = re.compile(r"(?:[ \t]+[A-Z][A-Z&/\-]*)*")
 _HEADING_END = re.compile(r"[ \t]*(?:[:(\-–—]|\r?\n|$)")
+_HEADING_REACH = 120
 
 # French kinds of health care structure, written alone ("transfert en SSR", "retour en EHPAD", "suivi
 # CMP"): a kind names no place; its name follows it ("EHPAD Les Tilleuls") and stays. No gold span
@@ -267,11 +268,16 @@ def _heading(span: Span, text: str) -> bool:
     named = _words(words)
     if not named or not all(fold(w) in _DEPARTMENT or fold(w) in _HEADING_WORDS for w in named):
         return False
-    line_start = text.rfind("\n", 0, span.start) + 1
-    line_end = text.find("\n", span.end)
+    # a heading is a short line: look no further than _HEADING_REACH either side (a note of one
+    # long line must not be read again for every span on it)
+    reach = max(0, span.start - _HEADING_REACH)
+    line_start = text.rfind("\n", reach, span.start) + 1
+    if line_start == 0 and reach > 0:
+        return False
+    line_end = text.find("\n", span.end, span.end + _HEADING_REACH)
     before = text[line_start : span.start]
     # the heading's other words in capitals after it ("HOSPITAL| COURSE:"), then its end
-    after = _HEADING_AFTER.match(text, span.end, len(text) if line_end == -1 else line_end)
+    after = _HEADING_AFTER.match(text, span.end, span.end + _HEADING_REACH if line_end == -1 else line_end)
     rest = after[0] if after is not None else ""
     return (before.upper() == before and rest.upper() == rest
             and all(fold(w) in _DEPARTMENT or fold(w) in _HEADING_WORDS for w in _words(before + " " + rest))

@@ -211,3 +211,25 @@ def test_a_count_of_relatives_names_no_one_but_a_name_beside_a_number_stays() ->
              _at(text, "two daughters", Label.RELATIVE), _at(text, "Tamsin", Label.RELATIVE),
              _at(text, "2 Will", Label.RELATIVE)]
     assert _kept(spans, text) == {"Tamsin", "2 Will"}
+
+
+def test_the_heading_check_reads_a_bounded_reach_on_a_note_of_one_long_line() -> None:
+    """A note of one line full of capitals: each span's heading check reads at most a short reach
+    around it, not the whole line again (ten times the note, about ten times the time)."""
+    import time
+
+    def cost(n: int) -> float:
+        text = "HOSPITAL COURSE " * (n // 16)
+        spans = [Span(i, i + 8, Label.HOSPITAL, "ner", 0.9) for i in range(0, len(text), 16)]
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            drop_own_words(spans, text, "en")
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    small, large = max(cost(10_000), 1e-3), cost(100_000)
+    assert large / small < 20
+    # far from its line's start, a span is no heading ("HOSPITAL" inside a long line of capitals)
+    text = "A" * 200 + " HOSPITAL COURSE:"
+    assert _kept([_at(text, "HOSPITAL", Label.HOSPITAL)], text) == {"HOSPITAL"}

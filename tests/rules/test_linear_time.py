@@ -144,8 +144,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "sign_off_initials": {"*": ("a\nAB\n", "AB\n", "\n", after("a\nAB"), after("a\nAB ", " ", "x"))},
     "staff_by_role": {
         "*": ("Aa (", "Aa (RN) ", "RN (Aa) ", after("Sitter ("), after("Aa")),
-        "fr": ("AS Aa ", "AS : ", after("AS")),
-        "es": ("TCAE Aa ", after("TCAE")),
+        "fr": ("AS Aa ", "AS : ", after("AS"), "Aa IDE ", "Aa IDE nuit ", "Aa IDE nuit\n", after("Aa IDE")),
+        "es": ("TCAE Aa ", after("TCAE"), "Aa TCAE tarde ", "Aa TCAE tarde\n", after("Aa TCAE")),
     },
     "postcode": {
         "fr": ("75013 Aa ", "Aa-", after("CP"), after("75013")),
