@@ -203,6 +203,8 @@ def test_a_shift_by_its_clocks_is_no_date_but_a_range_of_days_stays() -> None:
     text = "DELL SETON SICU  7p-7a  7/5-7/6   Bed 11\n3p-11p  3/29  Rm 714\nOn 7am to 7pm shift."
     spans = [_at(text, words, Label.DATE) for words in ("7p-7a", "7/5-7/6", "3p-11p", "7am to 7pm")]
     assert _kept(spans, text) == {"7/5-7/6"}
+    # the parts of a shift the model cut apart are no dates either ("7p" and "7a" of "7p-7a")
+    assert _kept([_at(text, "7p", Label.DATE), _at(text, "7a", Label.DATE)], text) == set()
 
 
 def test_a_count_of_relatives_names_no_one_but_a_name_beside_a_number_stays() -> None:
