@@ -167,6 +167,9 @@ _FORM_ABBREVIATIONS = frozenset({
     "SNF", "HCP", "NOK", "EDD", "LMP", "CNS", "SALT", "SLT", "ADL", "MSK", "LD", "BP", "HR",
 })  # fmt: skip
 _NOT_INITIALS_UNLESS_SIGNING = _CLINICAL_ABBREVIATIONS | _FORM_ABBREVIATIONS
+# The kind of an institution, a word of its name but never of a person's
+_INSTITUTION_KINDS = frozenset({"surgery", "hospital", "clinic", "practice", "centre", "center", "infirmary",
+                                "hospice", "hopital", "clinique", "hospitalario", "clinica"})
 
 
 def _acronyms(words: Sequence[str]) -> list[str]:
@@ -234,6 +237,9 @@ class _Known:
             f = fold(w)
             if len(f) < 2 or (f in TITLES_AND_PARTICLES and not _english_name_word(w, self.language)):
                 continue
+            if f in _INSTITUTION_KINDS:
+                continue  # a practice the model read as a person ("Bryn Eithin Surgery"): its kind
+                # word is no name, echoed it would turn "Thoracic Surgery" into a person
             if is_kinship_word(w) and (i == 0 or f not in ALSO_GIVEN_NAMES):
                 # a kinship word the model took into the name ("Hermano Guillermo", "Fille
                 # Marie") names no one alone: echoed, it would replace every "Hermano"; one that

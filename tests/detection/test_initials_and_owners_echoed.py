@@ -94,3 +94,9 @@ def test_a_hospital_acronym_echoes_even_when_it_is_also_an_examination() -> None
     text = "Manchester Royal Infirmary colorectal team.\ncc: MRI Colorectal CNS team"
     out = echo_names([at(text, "Manchester Royal Infirmary", Label.HOSPITAL)], text, "en")
     assert [text[s.start : s.end] for s in out if s.source == "echo"] == ["MRI"]
+
+
+def test_a_practice_read_as_a_person_does_not_echo_its_kind_word() -> None:
+    text = "GP: Bryn Eithin Surgery\nThoracic Surgery, Ward 7\nDATE OF SURGERY: 12/09/2023\nBryn came in."
+    out = echo_names([at(text, "Bryn Eithin Surgery", Label.STAFF)], text, "en")
+    assert [text[s.start : s.end] for s in out if s.source == "echo"] == ["Bryn"]
