@@ -466,9 +466,9 @@ def _cut_clock(span: Span, text: str) -> bool:
 
 def _clock_range(span: Span, text: str) -> bool:
     # a shift, whole or the part of it the model cut out ("7p|-|7a")
-    for m in _SHIFT.finditer(text, max(0, span.start - 12), min(len(text), span.end + 12)):
-        if m.start() <= span.start and span.end <= m.end():
-            return True
+    if any(shift.start() <= span.start and span.end <= shift.end()
+           for shift in _SHIFT.finditer(text, max(0, span.start - 12), min(len(text), span.end + 12))):
+        return True
     m = _CLOCK_RANGE.fullmatch(text, span.start, span.end)
     return m is not None and not all(1850 <= int(t) <= 2100 for t in (m[1], m[2]))
 
