@@ -12,7 +12,8 @@ is dropped only when its context proves a measurement:
   ("pain 7/10 this am" is read up to the score's name, not across a sentence);
 - **the same scale again**: a mark out of the maximum of a proven score earlier on the same line
   ("pain 7/10 this am, 3/10 after dilaudid");
-- **a fraction of a dose**: "3/4 de la dose", "1/2 tab";
+- **a fraction of a dose**: "3/4 de la dose", "1/2 tab", a smoker's "1/2 ppd", a meal's "3/4 du
+  mixé";
 - **a pain score's or a murmur's words after it**: "9/10 on arrival", "2/10 at rest",
   "2/6 SEM";
 - **British duration notation** ("2/52" weeks, "6/12" months, "3/7" days) after "for", "in",
@@ -59,7 +60,11 @@ _NAMES = (
     # "Quadriceps | D 4/5", "hip flex 3/5", "déficit MSD 2/5")
     r"ADL|IADL|GDS|HADS|MMS|algoplus|doloplus|PAINAD|CPOT|NRS|VAS|horloge|clock|PHQ-?\d{0,2}|GAD-?\d{0,2}|BBPS|morse|waterlow|"
     r"MSD|MSG|MID|MIG|flex(?:ion)?|ext(?:ension)?|quadriceps|psoas|triceps|biceps|delto[iï]des?|"
-    r"ischio-jambiers|fessiers?|releveurs?|extenseurs?|fl[ée]chisseurs?|hallux"
+    r"ischio-jambiers|fessiers?|releveurs?|extenseurs?|fl[ée]chisseurs?|hallux|"
+    # a murmur's or a valve leak's grade, a visual acuity in French, a frailty phenotype, paediatric
+    # pain and cognitive screens, joint counts ("Souffle systolique 2/6", "IM grade 1/4", "Acuité
+    # visuelle 10/10", "Fried 3/5", "EVENDOL 3/15", "AMT 6/10", "tender joint count 8/28")
+    r"souffle|soplo|grade|grado|acuit[ée]|fried|EVENDOL|EDIN|DN4|AMT|4AT|joint\s+count|TJC|SJC"
 )
 # Between a name and its value: separators and a few linking words, and at most one other word
 # that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10", "VA (Snellen) 6/18";
@@ -133,6 +138,11 @@ _FRACTION_AFTER = re.compile(
     r"\s*(?:de\s+(?:la\s+|l['’]|du\s+|des\s+)?|d['’]|du\s+|of\s+(?:the\s+|a\s+|her\s+|his\s+)?|del\s+)?"
     r"(?:dose|doses|comprim[ée]s?|cp|cps|tab|tabs|tablet|tablets|comp|comprimido|ampoule|amp|sachet|"
     r"cuill|bolus|plateau|bandeja|vial|flacon|pill|pills|dosis|meals?|repas|comidas?|"
+    # a part of a meal eaten ("3/4 du mixé", "1/2 del túrmix", "ate 1/2 supper")
+    r"mix[ée]|hach[ée]|bol|assiette|d[ée]jeuner|d[îi]ner|petit[ \t-]d[ée]jeuner|go[ûu]ter|t[úu]rmix|"
+    r"triturado|plato|desayuno|cena|merienda|breakfast|lunch|dinner|supper|tray|"
+    # a smoker's packs a day ("1/2 ppd", "1/2 paquet/j", "1/2 cajetilla")
+    r"ppd|packs?|paquets?|paquetes?|cajetillas?|"
     # half normal saline, a half-sitting position ("1/2NS", "installée 1/2 assise", "3/4 G")
     r"NS|assise?s?|sentad[oa]s?|semi-?assise?|sitting|upright|[GD](?=\s*[.,;)\n]))\b",
     re.IGNORECASE)
@@ -148,7 +158,7 @@ _MURMUR_AFTER = re.compile(
 _PAIN_QUALITY_AFTER = re.compile(
     r"[,;]?\s*(?:worse|constant|intermittent|sharp|dull|aching|burning|throbbing|stabbing)\b", re.IGNORECASE)
 # "day" right before the mark (not "5-day course 11/18", where a date follows the course)
-_COURSE_DAY_BEFORE = re.compile(r"(?:^|[^\w-])day\s*$", re.IGNORECASE)
+_COURSE_DAY_BEFORE = re.compile(r"(?:^|[^\w-])(?:day\s*|(?-i:[dDJ]))$", re.IGNORECASE)
 _SCORE_NAME_WORD = re.compile(rf"(?:{_NAMES})", re.IGNORECASE)
 
 

@@ -24,7 +24,14 @@ of it is in a closed list of such words, so that the span itself is the proof:
   after "until", "around", "called", "~" ("stayed until 2300"); never before a capitalised word
   ("2300 Main St");
 - **a date in small letters without a digit and without a word of a date** (a month, a
-  weekday, a written-out number, "yesterday", a season): "d/c", "w/d", "f/u";
+  weekday, a written-out number, "yesterday", a season): "d/c", "w/d", "f/u"; and a date that is
+  a part of the day or a shift alone, in small letters or capitals ("Yaiza TCAE tarde",
+  "nights"), read as a date or as a person ("14/02 NUIT", "TURNO NOCHE"), and a date that is a
+  bare unit of time or a word pointing at one ("last" of "last night", "month", "this AM"); a
+  season, a holiday and "weekend" stay (the gold marks "last spring", "Christmas");
+- **a French nursing note's target in capitals** ("Cible : CHUTE", "Cible DOULEUR");
+- **a French or Spanish nursing team's role in capitals alone** ("IDE : Sandrine", "/ AS
+  Nolwenn") read as a person or an institution;
 - **a named ward or bay** ("Beech Ward"), like any ward without its hospital, and a numbered
   one ("Ward 39", or its number alone after "Ward") whatever name stands beside it;
 - **a specialty cut into parts** ("Pediatric| Emergency |Medicine", "PGY-2 Emergency
@@ -38,7 +45,8 @@ of it is in a closed list of such words, so that the span itself is the proof:
   after its word ("ch. 214", "Bed: MICU 9"), a floor or a numbered ward ("9th floor", "8 West"),
   a hospital day ("POD 2", "day 5-7"), a duration's range ("9-12 months"), a gauge ("24 Fr"), a
   value and its unit ("958 mGy"), gravidity and parity ("G2P2002"), a training grade ("FY1"), a
-  public helpline ("call 111"); and a date that is
+  public helpline ("call 111"), a French clock ("11h42"), an article of a code of law ("art.
+  L3212-3") read as an identifier; and a date that is
   a clock's part ("12|:40"), a range of clocks ("1015-1145") or a list's number ("2. Review").
 
 The lists are general vocabulary, not words read off an evaluation note. Rule spans are never
@@ -81,7 +89,10 @@ _KINSHIP = frozenset({
     "padre", "madre", "hijo", "hija", "hijos", "hijas", "hermano", "hermana", "hermanos", "esposo",
     "esposa", "marido", "mujer", "pareja", "tio", "tia", "sobrino", "sobrina", "primo", "prima",
     "abuelo", "abuela", "abuelos", "nieto", "nieta", "nietos", "familia", "familiares", "suegro",
-    "suegra", "yerno", "nuera", "viudo", "viuda",
+    "suegra", "yerno", "nuera", "viudo", "viuda", "padres", "hermanas", "nietas", "tios", "tias",
+    "sobrinos", "primos", "abuelas", "esposos", "suegros", "cuidador", "cuidadora",
+    "peres", "meres", "oncles", "tantes", "neveux", "nieces",
+    "grands-parents", "beaux-parents", "belle-mere", "beau-pere",
 })  # fmt: skip
 # Words that may stand beside a kinship word in such a span ("her husband", "la fille", "x2").
 _FUNCTION = frozenset({
@@ -90,8 +101,9 @@ _FUNCTION = frozenset({
 })  # fmt: skip
 _COUNT = re.compile(r"\d{1,2}|(?i:two|three|four|five|six|seven|eight|nine|ten|deux|trois|quatre|cinq|"
                     r"dos|tres|cuatro|cinco)")
-# Kinship words that are also given names: a span of these alone is dropped only in lower case.
-ALSO_GIVEN_NAMES = frozenset({"son", "ma", "pa", "baby", "lady"})
+# Kinship words that are also given names ("Mari", "Tia", the Catalan "Pere"): a span of these
+# alone is dropped only in lower case.
+ALSO_GIVEN_NAMES = frozenset({"son", "ma", "pa", "baby", "lady", "mari", "tia", "pere"})
 
 _LANGUAGES = frozenset({
     "english", "spanish", "french", "portuguese", "italian", "german", "dutch", "polish", "russian",
@@ -177,6 +189,62 @@ _RELATIVE_DAYS = frozenset({
     "demain", "hier", "aujourd'hui", "aujourd’hui", "avant-hier", "apres-demain", "tomorrow",
     "yesterday", "today", "tonight", "manana", "ayer", "hoy", "anteayer", "pasado manana",
 })  # fmt: skip
+
+# A part of the day or a shift, alone ("Yaiza TCAE tarde", "7a-7p nights", "14/02 NUIT"): no gold
+# DATE of the realistic corpus is one of these alone ("samedi soir", "Friday night" carry their day)
+_PARTS_OF_DAY = frozenset({
+    "nuit", "nuits", "jour", "jours", "matin", "soir", "apres-midi", "apres", "midi", "noche", "noches",
+    "tarde", "tardes", "manana", "mananas", "night", "nights", "morning", "mornings", "evening", "evenings",
+    "afternoon", "days", "shift", "shifts", "turno", "poste", "garde",
+})  # fmt: skip
+# ... nor a unit of time or a word that points at one, without its number or its day ("last" of "last
+# night", "month", "this AM"): a season, a holiday, "weekend" are dates in the gold and not here
+_BARE_TIME_WORDS = frozenset({
+    "last", "next", "this", "ago", "since", "same", "month", "months", "year", "years", "week", "weeks",
+    "day", "hour", "hours", "am", "pm",
+})  # fmt: skip
+_LINKS = frozenset({"de", "du", "la", "el", "the", "of", "in"})
+
+
+def _only_words_of(words: str, vocabulary: frozenset[str]) -> bool:
+    """No digit, small letters or capitals only (a capitalised word may be a name the model
+    mislabelled), and every word of ``vocabulary`` or a link between them."""
+    if any(c.isdigit() for c in words) or not (words.islower() or words.isupper()):
+        return False
+    named = [fold(w) for w in _LETTERS.findall(words)]
+    return bool(named) and all(w in vocabulary or w in _LINKS for w in named) and not all(
+        w in _LINKS for w in named)
+
+
+# a French nursing note's target ("Cible : CHUTE", "Cible DOULEUR"): a care problem, never PHI
+_TARGET_BEFORE = re.compile(r"(?:^|\n)[ \t]*(?i:cibles?)[ \t]*:?[ \t]*$")
+
+
+def _nursing_target(span: Span, text: str) -> bool:
+    """A word in capitals right after "Cible" at its line's start (transmissions ciblées)."""
+    words = text[span.start : span.end]
+    return words.isupper() and _TARGET_BEFORE.search(text, max(0, span.start - 20), span.start) is not None
+
+
+def _part_of_day(words: str) -> bool:
+    """A part of the day or a shift alone, read as a person ("14/02 NUIT", "TURNO NOCHE")."""
+    return _only_words_of(words, _PARTS_OF_DAY)
+
+
+def _bare_time(words: str) -> bool:
+    """A date of a part of the day, a shift or a bare unit of time alone ("tarde", "last", "AM")."""
+    return _only_words_of(words, _PARTS_OF_DAY | _BARE_TIME_WORDS)
+
+
+# The French and Spanish nursing team's roles in capitals ("IDE : Sandrine", "/ AS Nolwenn",
+# "Transmis à Gwenaëlle IDE"): alone, a role, never a person or an institution. Not the English
+# ones: "PA" is Pennsylvania, "RM" someone's initials, "CNA" a relative's profession in the gold
+_TEAM_ROLES = frozenset({"IDE", "IDEL", "IADE", "IBODE", "AS", "AES", "AMP", "TCAE"})
+
+
+def _team_role_alone(words: str) -> bool:
+    return words.strip() in _TEAM_ROLES
+
 
 # Not "unit" nor "suite": "Unit 12" is as often a flat of an address as a ward.
 _WARD_WORDS = frozenset({"ward", "wards", "bay", "pod"})
@@ -388,7 +456,7 @@ _LIST_NUMBER_AFTER = re.compile(r"[.)][ \t]")
 # tube's gauge ("24 Fr"), a value and its unit ("958 mGy.cm"), a floor or a ward of a building
 # ("9th floor", "3er piso", "8 West"), a school year or grade ("1st yr", "2nd grade"), a doctor's
 # training grade ("ST5", "FY1"), gravidity and parity ("G2P2002"), a public helpline ("111",
-# "3114", "988")
+# "3114", "988"), a French clock ("11h42"), an article of a code of law ("art. L3212-3")
 _HOSPITAL_DAY_BEFORE = re.compile(r"\b(?:day|POD|J|D|d[íi]a|jour)[ \t]*#?[ \t]*$", re.IGNORECASE)
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[ \t]?[-–][ \t]?\d{1,2})?")
 _DURATION_RANGE_AFTER = re.compile(
@@ -416,8 +484,20 @@ _CALL_BEFORE = re.compile(
     r"\b(?:call|dial|text|line|number|num[ée]ro|appeler|llamar|tel[ée]fono)\b[^\n]{0,20}$", re.IGNORECASE)
 
 
+# a French clock ("10/10/2023 11h42") read as an identifier, a phone or an age; an article of a
+# code of law ("art. L3212-3 CSP", "article R. 4127-35") read as an identifier
+_FR_CLOCK = re.compile(r"(?:[01]?\d|2[0-3])h[0-5]\d")
+_LAW_ARTICLE_BEFORE = re.compile(r"\b(?:art|article|art[íi]culo)\.?[ \t]*$", re.IGNORECASE)
+_LAW_ARTICLE = re.compile(r"[LRD]\.?[ \t]?\d{3,4}(?:-\d{1,3}){0,3}")
+
+
 def _says_what_it_counts(span: Span, text: str) -> bool:
     words = text[span.start : span.end]
+    if span.label.category in (Category.QID, Category.TEL, Category.AGE) and _FR_CLOCK.fullmatch(words):
+        return True
+    if (span.label.category is Category.QID and _LAW_ARTICLE.fullmatch(words)
+            and _LAW_ARTICLE_BEFORE.search(text, max(0, span.start - 12), span.start)):
+        return True
     if words in _PUBLIC_NUMBERS and (span.label in (Label.PHONE, Label.FAX, Label.DATE)
                                      or _CALL_BEFORE.search(text, max(0, span.start - 30), span.start)):
         return True
@@ -707,8 +787,12 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
                 and not 1850 <= int(m[1]) <= 2100)
     if language == "fr" and fold(words.strip()) in _FR_STRUCTURE_KINDS:
         return True  # "EHPAD", "SSR", "HAD" alone: the kind of a care structure, not the name of one
+    if language == "fr" and _nursing_target(span, text):
+        return True
     if fold(words.strip()) in _RELATIVE_DAYS:
         return True  # "demain", "yesterday", "hoy" alone: a day counted from the note's, no date
+    if category is Category.DATE and _bare_time(words):
+        return True
     if category is Category.DATE and language in ("fr", "es", "en"):
         return _clock_time(span, text, language) or _no_date_word(span, text, language)
     if category is Category.PER:
@@ -716,12 +800,16 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         # its 5,801 dev spans): a convention ``kinship_phi`` names, which ``deid eval`` sets for a
         # MEDDOCAN corpus. The realistic corpus's guideline, HIPAA, eds-pseudo and ECHR do not.
         kinship = language not in kinship_phi and _only_kinship(words)
-        return kinship or (language == "en" and _modal(span, text))
+        # a shift read as a person ("14/02 NUIT", "TURNO NOCHE"), a team's role ("IDE : Sandrine")
+        return kinship or (language == "en" and _modal(span, text)) or _part_of_day(words) or (
+            _team_role_alone(words))
     if _clock_time(span, text, language):
         return True
     if span.label in (Label.COUNTRY, Label.LOCATION) and _only_language(words):
         # "Promenade des Anglais", "Spanish Town": a language after a particle or a name is a part
         return _PARTICLE_BEFORE.search(text, max(0, span.start - 30), span.start) is None
+    if category is Category.ORG and _team_role_alone(words):
+        return True
     if span.label in (Label.HOSPITAL, Label.ORG, Label.LOCATION) and language == "en":
         # an English vocabulary ("Hospital General" is a name)
         if _numbered_ward(span, text):

@@ -46,7 +46,10 @@ class ProfessionRecognizer(RegexRecognizer):
     label = Label.PROFESSION
     patterns: ClassVar[Patterns] = {
         "fr": (
-            re.compile(rf"\b(?:ancien(?:ne)?|ex-|retrait[ée]e?[ \t]*\(|retrait[ée]e?[ \t]+de[ \t]+l[ae']?|"
+            # "ancien" before its noun is "former" ("ancienne couturière"); after one, "old" ("HTA
+            # ancienne traitée", "PTG G ancienne"): not after a word in capitals, and never glued
+            re.compile(rf"\b(?:(?<![A-ZÀ-Þ][ \t])ancien(?:ne)?(?=[ \t])|ex-|retrait[ée]e?[ \t]*\(|"
+                       rf"retrait[ée]e?[ \t]+de[ \t]+l[ae']?|"
                        rf"profession[ \t]*:|profession[ \t]+de|m[ée]tier[ \t]*:|"
                        rf"travaill(?:e|ait)(?:[ \t]+[^\W\d_]{{1,12}}){{0,3}}[ \t]+comme|"
                        rf"exerce[ \t]+comme|en[ \t]+tant[ \t]+que)[ \t]*{_JOB}", _I),

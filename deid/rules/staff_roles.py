@@ -6,7 +6,8 @@ hold (Breton, Welsh, Spanish pet forms). The role is the cue, in one of three sh
 every team's writing: the role then the name in brackets; the name then the role in brackets; and
 in the French and Spanish nursing team line, the role then the name closing an entry of the line
 ("IDE Katell / AS Soizic et Dylan"), where a line, a slash, a comma, "et"/"y" or a dash follows;
-and an entry signed on a line of its own by the name, the role and the shift ("Soizic IDE nuit").
+and an entry signed on a line of its own by the name, the role and the shift ("Soizic IDE nuit",
+"Rubén enfermero noche").
 Role acronyms are read in capitals only ("pt (Vietnamese)" is the patient), role words in any case.
 The name is one capitalised word in small letters after its capital: a bracketed acronym is
 initials, read by ``deid.rules.initials``.
@@ -36,10 +37,14 @@ _TEAM_ENTRY = r"[ \t]*+:?[ \t]*+(?P<phi>" + _NAME + r")(?=[ \t]*(?:/|,|$|[ \t]-[
 
 # An entry of the nursing team's sheet signed on a line of its own by a given name, the role and the
 # shift ("Soizic IDE nuit", "Maripili TCAE tarde"); not a heading of the sheet ("Transmissions IDE nuit")
+# The role may be written as a word ("Rubén enfermero noche", "Lucía - matrona - tarde"), in any case.
+_SIGNING_ROLE = (rf"(?:{_TEAM_ROLE}|(?i:enfermer[oa]|auxiliar|celador[a]?|fisio|matrona|infirmi[eè]re?|"
+                 rf"aide-soignante?|auxiliaire|kin[ée]|sage-femme))")
 _SIGNED_ENTRY = re.compile(
     rf"^[ \t]*+(?!(?i:transmissions?|[ée]quipe|rel[èe]ve|poste|garde|planning|turno|equipo|enfermer[ií]a|"
-    rf"cuidados|notes?|observations?|soins)\b)(?P<phi>{_NAME})[ \t]+{_TEAM_ROLE}[ \t]+(?i:nuit|jour|matin|"
-    rf"soir|apr[èe]s-midi|noche|ma[ñn]ana|tarde)[ \t]*+$", re.MULTILINE)
+    rf"cuidados|notes?|observations?|soins)\b)(?P<phi>{_NAME})[ \t]+(?:[-–][ \t]+)?{_SIGNING_ROLE}"
+    rf"[ \t]+(?:[-–][ \t]+)?(?i:nuit|jour|matin|soir|apr[èe]s-midi|noche|ma[ñn]ana|tarde)[ \t]*+$",
+    re.MULTILINE)
 
 
 @register("staff_by_role", priority=64)

@@ -263,12 +263,17 @@ def _parse_date(text: str, lang: str, ref: date | None, order: str = "dmy") -> T
             when = date(year, month, day)
         except ValueError:
             continue
-        for wd in _WD_ANY[lang].finditer(text):  # "mardi 3 mars": the weekday follows the surrogate day
-            inside = any(s <= wd.start() < e for s, e, _ in parts)
-            if not inside and weekday_of(lang, wd.group("WD")) is not None:
-                parts.append(_weekday_part(wd, lang))
+        parts += _weekday_parts(text, lang, parts)  # "mardi 3 mars"
         return Temporal("date", unit, lang, _build(text, parts), when=when)
     return None
+
+
+def _weekday_parts(text: str, lang: str, parts: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The template parts of the weekdays written beside a date's other ``parts``: rendered from
+    the surrogate day, never copied (the true weekday would narrow the true day down)."""
+    return [_weekday_part(wd, lang) for wd in _WD_ANY[lang].finditer(text)
+            if not any(s <= wd.start() < e for s, e, _ in parts)
+            and weekday_of(lang, wd.group("WD")) is not None]
 
 
 def _day_part(m: re.Match[str], lang: str) -> tuple[int, tuple[int, int, str]] | None:
@@ -332,6 +337,7 @@ def _parse_day_month(text: str, lang: str, order: str) -> Temporal | None:
             when = date(2000, month, day)
         except ValueError:
             continue
+        parts += _weekday_parts(text, lang, parts)  # "Fri 11/15"
         future = any(w in fold(text) for w in FUTURE_WORDS)
         return Temporal("partial", "day", lang, _build(text, parts), when=when, past=not future)
     return None

@@ -182,3 +182,20 @@ def test_a_kinship_word_that_is_also_a_given_name_echoes_after_the_first_word() 
     text = "Patient: NGUYEN Van Son, 58 y. Son reports less pain today."
     out = echo_names([_span(text, "NGUYEN Van Son", Label.PATIENT)], text, "en")
     assert ("Son", "PATIENT") in _texts(out, text)
+
+
+def test_a_care_role_after_a_given_name_is_no_part_of_the_name() -> None:
+    # "IDE" is a given name of the tables; after a name on a signed line it is the nurse's role
+    text = "Pas de chute.\nKévin IDE nuit\nKÉVIN IDE\nJean Ide Moreau"
+    spans = [_span(text, "Kévin", Label.STAFF), _span(text, "KÉVIN", Label.STAFF),
+             _span(text, "Jean", Label.STAFF)]
+    assert _texts(whole_extents(spans, text, "fr"), text) == [
+        ("Kévin", "STAFF"), ("KÉVIN", "STAFF"), ("Jean Ide", "STAFF")]
+
+
+def test_a_date_takes_the_weekday_written_before_it() -> None:
+    text = "Recheck INR Fri 11/15 at clinic. EDD Mon. 08/08. Revu jeudi 12/03. Sat O2 96% 3/10 pain"
+    spans = [_span(text, "11/15", Label.DATE), _span(text, "08/08", Label.DATE),
+             _span(text, "12/03", Label.DATE), _span(text, "96%", Label.DATE)]
+    assert _texts(whole_extents(spans, text, "en"), text) == [
+        ("Fri 11/15", "DATE"), ("Mon. 08/08", "DATE"), ("jeudi 12/03", "DATE"), ("96%", "DATE")]

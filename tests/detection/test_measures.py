@@ -29,6 +29,15 @@ def _at(text: str, words: str) -> tuple[int, int]:
     ("en", "symptoms for 3/7 only", "3/7"),  # British days
     ("fr", "réduire à 3/4 de la dose", "3/4"),  # a fraction of a dose
     ("en", "take 1/2 tab at night", "1/2"),
+    ("en", "Smoker, 1/2 ppd x 20 yrs", "1/2"),  # a smoker's packs a day
+    ("es", "fuma 1/2 cajetilla al día", "1/2"),
+    ("fr", "Repas midi 3/4 du mixé, dessert entier", "3/4"),  # a part of a meal
+    ("en", "tol clears, ate 1/2 supper", "1/2"),
+    ("fr", "Souffle systolique 2/6 au foyer mitral", "2/6"),  # a murmur's grade, named before it
+    ("fr", "Acuité visuelle 10/10 ODG", "10/10"),
+    ("fr", "fragilité (Fried 3/5)", "3/5"),
+    ("en", "tender joint count 8/28 and swollen joint count 6/28", "6/28"),
+    ("en", "cefazolin d5/7. Oseltamivir completed.", "5/7"),  # the day of a course, glued
 ])
 def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: str) -> None:
     assert measurement(text, *_at(text, value), lang)
@@ -40,6 +49,7 @@ def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: s
     ("en", "admitted on 6/12 for chest pain", "6/12"),
     ("en", "seen 3/10 in clinic", "3/10"),
     ("es", "ingresa el 4/3 por disnea", "4/3"),
+    ("en", "Admitted 5/7 with chest pain, platelet count 150", "5/7"),
     ("fr", "Score 12/03/2020", "12/03/2020"),  # a year makes a date
 ])
 def test_a_date_stays_a_date(lang: str, text: str, value: str) -> None:

@@ -145,7 +145,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "staff_by_role": {
         "*": ("Aa (", "Aa (RN) ", "RN (Aa) ", after("Sitter ("), after("Aa")),
         "fr": ("AS Aa ", "AS : ", after("AS"), "Aa IDE ", "Aa IDE nuit ", "Aa IDE nuit\n", after("Aa IDE")),
-        "es": ("TCAE Aa ", after("TCAE"), "Aa TCAE tarde ", "Aa TCAE tarde\n", after("Aa TCAE")),
+        "es": ("TCAE Aa ", after("TCAE"), "Aa TCAE tarde ", "Aa TCAE tarde\n", after("Aa TCAE"),
+               "Aa - enfermera - noche\n", "Aa enfermera ", after("Aa - enfermera -")),
     },
     "postcode": {
         "fr": ("75013 Aa ", "Aa-", after("CP"), after("75013")),
@@ -153,7 +154,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "en": ("MA 12345 ", "A1 1AA ", after("zip")),
     },
     "profession": {
-        "fr": ("ex-", "ancienne a-", after("ancien"), after("retraité ("), "(40 ans, ", "est une ",
+        "fr": ("ex-", "ancienne a-", after("ancien"), "A ancienne ", "HTA ancien ", after("retraité ("),
+               "(40 ans, ", "est une ",
                "travaille a ", after("travaille"), after("40 ans ,"), "cariste chez Aa ",
                after("cariste chez")),
         "es": ("ex-", after("trabaja como"), "fue un ", "(40 años, ", after("40 años ,"), "albañil en Aa ",

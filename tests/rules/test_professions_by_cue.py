@@ -50,6 +50,8 @@ def test_a_listed_job_after_its_cue_is_a_profession_and_its_employer_an_org(
     ("Syringe driver (McKinley T34, serial no. T34-229815)", "en"),  # a device, not a job
     ("Social work assessment / case note", "en"),
     ("Sa fille, 40 ans, aidante principale.", "fr"),
+    ("- HTA ancienne traitée par amlodipine", "fr"),  # "ancienne" after its noun: old, not former
+    ("- PTG G ancienne\n", "fr"),
 ])  # fmt: skip
 def test_words_that_name_no_job_are_left(text: str, language: str) -> None:
     assert [lab for _, lab in found(text, language)] == []

@@ -119,6 +119,14 @@ def test_staff_named_by_role_and_given_name_are_staff(find: Find) -> None:
     assert "Maripili" in surfaces(find, es, "es", Label.STAFF)
 
 
+def test_an_entry_signed_with_a_role_word_is_staff_but_a_line_of_care_is_not(find: Find) -> None:
+    es = "Sin incidencias.\nRubén enfermero noche\n\nAvisada enfermera\nLucía - matrona - tarde\n"
+    fr = "Selles x1.\nMaëlle infirmière nuit\n"
+    assert {"Rubén", "Lucía"} <= surfaces(find, es, "es", Label.STAFF)
+    assert "Avisada" not in surfaces(find, es, "es")  # no shift: a line of care, not a signature
+    assert "Maëlle" in surfaces(find, fr, "fr", Label.STAFF)
+
+
 def test_an_entry_signed_by_given_name_role_and_shift_is_staff_but_not_a_sheet_heading(find: Find) -> None:
     fr = "R : rendormie vers 3h.\nSoizic IDE nuit\n\nTransmissions IDE nuit\n18/01 Matin"
     es = "Sin incidencias.\n  Maripili TCAE tarde\n"

@@ -194,6 +194,17 @@ def test_a_day_and_month_without_a_year_is_a_partial_date_placed_nearest_to_the_
     assert late is not None and point_day(late, ref) == date(2023, 12, 20)
 
 
+def test_a_weekday_beside_a_day_and_month_is_rendered_from_the_surrogate_day():
+    from deid.temporal.expressions import parse, point_day, render_point
+
+    ref = date(2024, 11, 8)
+    t = parse("Fri 11/15", "en", ref=ref, order="mdy")  # before: unread ("Fri" a date word) -> [DATE]
+    assert t is not None and t.kind == "partial" and point_day(t, ref) == date(2024, 11, 15)
+    assert render_point(t, date(2024, 11, 19), None) == "Tue 11/19"  # never the true "Fri"
+    fr = parse("jeudi 12/03", "fr", ref=date(2024, 3, 10))
+    assert fr is not None and render_point(fr, date(2024, 3, 15), None) == "vendredi 15/03"
+
+
 @pytest.mark.parametrize(("text", "lang", "when", "moved"), [
     ("Mar 2, 2024", "en", date(2024, 3, 2), "Sep 11, 2021"),
     ("Jan 13, 1956", "en", date(1956, 1, 13), "Sep 11, 2021"),

@@ -1,0 +1,68 @@
+"""Issue 29: a French or Spanish nursing sheet's shifts and team roles are no PHI. The model read
+a shift word as a date or a person ("Yaiza TCAE tarde", "14/02 NUIT", "TURNO NOCHE") and a team
+role alone as a person or an institution ("IDE : Sandrine", "/ AS Nolwenn"); each is dropped on
+its own words, beside a look-alike that stays. Names and values are made up for these tests."""
+
+from __future__ import annotations
+
+from deid.detection.own_words import drop_own_words
+from deid.labels import Label
+from deid.spans import Span
+
+
+def _at(text: str, words: str, label: Label) -> Span:
+    i = text.index(words)
+    return Span(i, i + len(words), label, "ner", 0.9)
+
+
+def _kept(spans: list[Span], text: str, language: str) -> set[str]:
+    return {text[s.start : s.end] for s in drop_own_words(spans, text, language)}
+
+
+def test_a_shift_alone_is_no_date_and_no_person() -> None:
+    text = "Yaiza TCAE tarde\n\n15/02/2024 NOCHE\nEvolutivo enfermería TURNO NOCHE 02-03/12\nnights x3"
+    spans = [_at(text, "tarde", Label.DATE), _at(text, "NOCHE", Label.PATIENT),
+             _at(text, "TURNO NOCHE", Label.STAFF), _at(text, "nights", Label.DATE)]
+    assert _kept(spans, text, "es") == set()
+
+
+def test_a_shift_with_its_day_or_a_capitalised_name_stays() -> None:
+    text = "Vue samedi soir aux urgences. Dr Noche appelé. Friday night fall. Mme Matin"
+    spans = [_at(text, "samedi soir", Label.DATE), _at(text, "Noche", Label.STAFF),
+             _at(text, "Friday night", Label.DATE), _at(text, "Matin", Label.PATIENT)]
+    assert _kept(spans, text, "fr") == {"samedi soir", "Noche", "Friday night", "Matin"}
+
+
+def test_a_team_role_alone_names_no_one_but_an_english_state_or_initials_stay() -> None:
+    text = "Nuit du 08 au 09/01      IDE : Sandrine L.      AS : Nolwenn\n13/04 IDE Katell / AS Soizic"
+    spans = [_at(text, "IDE", Label.PERSON), _at(text, "AS :", Label.STAFF),
+             _at(text, "AS Soizic", Label.STAFF)]
+    kept = _kept([spans[0], Span(spans[1].start, spans[1].start + 2, Label.HOSPITAL, "ner", 0.9), spans[2]],
+                 text, "fr")
+    assert kept == {"AS Soizic"}
+    en = "Moved from Pittsburgh, PA in 2019. Seen by RM."
+    assert _kept([_at(en, "PA", Label.LOCATION), _at(en, "RM", Label.STAFF)], en, "en") == {"PA", "RM"}
+
+
+def test_a_bare_unit_of_time_is_no_date_but_a_season_or_a_weekend_is() -> None:
+    text = ("Wife brought him in this AM. Son came in last night. 8/30 days last month. "
+            "Home for summer, last weekend.")
+    spans = [_at(text, "AM", Label.DATE), _at(text, "last", Label.DATE), _at(text, "month", Label.DATE),
+             _at(text, "summer", Label.DATE), _at(text, "last weekend", Label.DATE)]
+    assert _kept(spans, text, "en") == {"summer", "last weekend"}
+
+
+def test_a_french_nursing_target_is_no_place_but_a_name_after_it_on_another_line_stays() -> None:
+    text = "Cible : CHUTE\nD : retrouvée au sol.\nCible DOULEUR\nDr CHUTE appelé"
+    spans = [_at(text, "CHUTE", Label.HOSPITAL), _at(text, "DOULEUR", Label.PERSON),
+             Span(text.rindex("CHUTE"), text.rindex("CHUTE") + 5, Label.STAFF, "ner", 0.9)]
+    assert _kept(spans, text, "fr") == {"CHUTE"}
+    assert [text[s.start:s.end] for s in drop_own_words(spans, text, "fr")] == ["CHUTE"]
+    assert drop_own_words(spans, text, "fr")[0].label is Label.STAFF
+
+
+def test_a_french_clock_or_a_law_article_is_no_identifier_but_a_patient_number_is() -> None:
+    text = "URGENCES – Box 4 – 10/10/2023 11h42\nSPDT (art. L3212-3 CSP). IPP 3212003"
+    spans = [_at(text, "11h42", Label.ID_VISIT), _at(text, "L3212-3", Label.ID_VISIT),
+             _at(text, "3212003", Label.ID_PATIENT)]
+    assert _kept(spans, text, "fr") == {"3212003"}
