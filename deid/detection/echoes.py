@@ -114,7 +114,8 @@ def _other_initials(name: str) -> set[str]:
     name is written surname first ("STREET, William John" -> "WJS", "LE GOFF Maryvonne" -> "MLG"),
     a particle or each part of a compound surname counted ("Noor El-Amin" -> "NEA", "J.
     O'Brien-Achterberg" -> "JOBA"), the first two names without a post-nominal ("Fiona Grant
-    FRCPath" -> "FG"). Two to four letters, never a clinical abbreviation ("MD", "ED")."""
+    FRCPath" -> "FG"), the given name and the surname without a middle initial ("Kowalczyk,
+    Raymond J" -> "RK"). Two to four letters, never a clinical abbreviation ("MD", "ED")."""
     forms: set[str] = set()
     head, comma, tail = name.partition(",")
     orders = [name]
@@ -129,7 +130,10 @@ def _other_initials(name: str) -> set[str]:
         last = named[-1] if named else ""
         post_nominal = i == 0 and len(named) == 3 and any(c.isupper() for c in last[1:]) and (
             not last.isupper() or len(last) <= 5)
-        for words in (named, named[:2]) if post_nominal else (named,):
+        choices = [named, named[:2]] if post_nominal else [named]
+        if i == len(orders) - 1 and len(named) == 3 and len(named[1]) == 1:
+            choices.append([named[0], named[2]])  # a middle initial left out ("Raymond J Kowalczyk": "RK")
+        for words in choices:
             letters = "".join(w[0] for w in words).upper()
             if 2 <= len(letters) <= 4:
                 forms.add(letters)

@@ -199,3 +199,9 @@ def test_a_date_takes_the_weekday_written_before_it() -> None:
              _span(text, "12/03", Label.DATE), _span(text, "96%", Label.DATE)]
     assert _texts(whole_extents(spans, text, "en"), text) == [
         ("Fri 11/15", "DATE"), ("Mon. 08/08", "DATE"), ("jeudi 12/03", "DATE"), ("96%", "DATE")]
+
+
+def test_initials_without_the_middle_initial_echo_a_name_written_surname_first() -> None:
+    text = "Pt: Kowalczyk, Raymond J  7730-41926\nCalled home.\nRK reports taking warfarin. RJK agrees."
+    out = _texts(echo_names([_span(text, "Kowalczyk, Raymond J", Label.PATIENT)], text, "en"), text)
+    assert ("RK", "PATIENT") in out and ("RJK", "PATIENT") in out

@@ -66,3 +66,16 @@ def test_a_french_clock_or_a_law_article_is_no_identifier_but_a_patient_number_i
     spans = [_at(text, "11h42", Label.ID_VISIT), _at(text, "L3212-3", Label.ID_VISIT),
              _at(text, "3212003", Label.ID_PATIENT)]
     assert _kept(spans, text, "fr") == {"3212003"}
+
+
+def test_an_eponym_names_a_score_or_a_sign_not_a_person_but_a_name_beside_a_test_result_stays() -> None:
+    text = ("Good Bishop score. Murphy's sign neg. Glasgow-Blatchford score 13. Vagal (modified "
+            "Valsalva) x1. Signe de Lasègue négatif. Mr Dean Wells, test date")
+    spans = [_at(text, "Bishop", Label.RELATIVE), _at(text, "Murphy", Label.PERSON),
+             _at(text, "Glasgow-Blatchford", Label.CITY), _at(text, "Valsalva", Label.STAFF),
+             _at(text, "Lasègue", Label.PERSON), _at(text, "Dean Wells", Label.PATIENT)]
+    assert _kept(spans, text, "en") == {"Dean Wells"}  # two words and a comma: no eponym
+    verbs = "Mary signs the consent. Hope scores 25/30. Mme Durand signe le consentement."
+    people = [_at(verbs, "Mary", Label.PATIENT), _at(verbs, "Hope", Label.PATIENT),
+              _at(verbs, "Durand", Label.PATIENT)]
+    assert _kept(people, verbs, "en") == {"Mary", "Hope", "Durand"}
