@@ -891,6 +891,9 @@ def context_gender(
     words = [w.group() for w in found]
     if not words:
         return None, None
+    gap = tail[found[-1].end() :]
+    if "\n" in gap or any(c.isdigit() for c in gap):
+        return None, None  # "Tél fils 06 71 24 88 30.\n[Gwenaëlle] AS jour": the son's phone, not her
     last = _key(words[-1])
     if _is_title(last, lang):
         g = _gender_of_title(last)

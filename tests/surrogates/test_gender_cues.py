@@ -37,3 +37,10 @@ def test_a_hyphenated_word_alone_is_as_doubtful_as_one_word_alone() -> None:
     assert m.ambiguous == "single"  # "Lambert" is a given name too: the note's other mentions decide
     m.as_surname()
     assert m.surnames == ["lambert", "houdayer"]
+
+
+def test_a_kinship_word_before_a_number_or_on_the_line_above_says_nothing_of_the_next_name() -> None:
+    # a nursing sheet: the son's phone, then a care assistant signing her shift on the next line
+    assert identity.context_gender("Tél fils 06 71 24 88 30.\n", "fr") == (None, None)
+    assert identity.context_gender("Famille : fils\n", "fr") == (None, None)
+    assert identity.context_gender("passé voir son fils ", "fr") == (None, "male")
