@@ -64,7 +64,12 @@ _NAMES = (
     # a murmur's or a valve leak's grade, a visual acuity in French, a frailty phenotype, paediatric
     # pain and cognitive screens, joint counts ("Souffle systolique 2/6", "IM grade 1/4", "Acuité
     # visuelle 10/10", "Fried 3/5", "EVENDOL 3/15", "AMT 6/10", "tender joint count 8/28")
-    r"souffle|soplo|grade|grado|acuit[ée]|fried|EVENDOL|EDIN|DN4|AMT|4AT|joint\s+count|TJC|SJC"
+    r"souffle|soplo|grade|grado|acuit[ée]|fried|EVENDOL|EDIN|DN4|AMT|4AT|joint\s+count|TJC|SJC|"
+    # a frailty scale, a nutrition screen, the depression half of HADS, the sites a monofilament
+    # felt, a cognitive test's domains ("CFS 6/9", "MNA-SF 8/14", "HADS-D 12/21", "monofilament
+    # 10/10", "ACE-III 58/100 - Attention 12/18, Memory 9/26, Fluency 4/14")
+    r"CFS|MNA(?:-SF)?|HADS-[AD]|monofilament[o]?|attention|memory|m[ée]moire|fluency|fluence|"
+    r"visuospatial|visuo-spatial|naming|abstraction|registration"
 )
 # Between a name and its value: separators and a few linking words, and at most one other word
 # that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10", "VA (Snellen) 6/18";
@@ -85,8 +90,12 @@ _SCALES = frozenset({3, 4, 5, 6, 8, 9, 10, 12, 15, 20, 21, 24, 27, 30, 40, 50, 1
 _UK_DURATIONS = frozenset({7, 12, 52})
 # after a dose's frequency or route, a British duration is the length of the course ("100mg BD PO
 # - 3/7"); "~" before it is an approximation ("for ~6/12")
-_UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*~?\s*|"
+_UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*~?\s*|(?<![\w~])~\s*|"
                         r"\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)\s*[-–:]?\s*)$", re.IGNORECASE)
+# a whole course after "x", "for" or a dose's frequency ("Cefalexin 500mg TDS x 7/7", "monitor x 7/7"):
+# not after "since" or "last", where "7/7" may be a day
+_UK_COURSE_BEFORE = re.compile(r"(?:\b(?:for|x)\s*~?\s*|\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)"
+                               r"\s*[-–:]?\s*)$", re.IGNORECASE)
 _UK_AFTER = re.compile(r"\s*(?:ago|later|hx|history|post|previously|course|supply|treatment|duration)\b",
                        re.IGNORECASE)
 # a range of British durations ("within 6-12/52")
@@ -243,8 +252,10 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
             return True
     if language == "en" and b in _UK_DURATIONS and a < b:
         return bool(_UK_BEFORE.search(text, max(0, start - 12), start) or _UK_AFTER.match(text, end))
-    # a whole course ("to complete 7/7 course") by the words after it only: "since 7/7" is a date
-    return language == "en" and b in _UK_DURATIONS and a == b and bool(_UK_AFTER.match(text, end))
+    # a whole course by the words after it ("to complete 7/7 course") or after "x", "for" or a dose's
+    # frequency ("TDS x 7/7"): "since 7/7" is a date
+    return language == "en" and b in _UK_DURATIONS and a == b and bool(
+        _UK_AFTER.match(text, end) or _UK_COURSE_BEFORE.search(text, max(0, start - 12), start))
 
 
 def _same_scale_before(text: str, line: int, start: int, scale: int, language: str) -> bool:
@@ -291,7 +302,7 @@ def _score_name_read_as_person(span: Span, text: str, language: str) -> bool:
 
 # a score whose name ends in a number, the model's span starting on that number ("PHQ-|9 14",
 # "PHQ-|9 22/27"): the rest is the score's value
-_NUMBERED_NAME_BEFORE = re.compile(r"\b(?:PHQ|GAD|PCL|CURB|EPDS|AUDIT|QRISK|CHADS)-?$", re.IGNORECASE)
+_NUMBERED_NAME_BEFORE = re.compile(r"\b(?:PHQ|GAD|PCL|CURB|EPDS|AUDIT|QRISK|CHADS|GDS)-?$", re.IGNORECASE)
 _NAME_NUMBER = re.compile(r"\d{1,2}\s+")
 _VALUE = re.compile(r"\d{1,3}(?:[.,]\d)?")
 # a score's name and its value read as a place ("Glasgow 15", "Morse 85")

@@ -38,6 +38,12 @@ def _at(text: str, words: str) -> tuple[int, int]:
     ("fr", "fragilité (Fried 3/5)", "3/5"),
     ("en", "tender joint count 8/28 and swollen joint count 6/28", "6/28"),
     ("en", "cefazolin d5/7. Oseltamivir completed.", "5/7"),  # the day of a course, glued
+    ("en", "Cefalexin 500mg TDS x 7/7 - first dose given here", "7/7"),  # a whole British course
+    ("en", "to stay with her sister, needs ~3/12.", "3/12"),
+    ("en", "ACE-III 58/100 - Attention 12/18, Memory 9/26, Fluency 4/14", "9/26"),  # a test's domains
+    ("en", "FRAILTY: CFS 6/9 (moderately frail)", "6/9"),
+    ("en", "poor sleep and tearfulness (HADS-D 12/21)", "12/21"),
+    ("en", "Feet: monofilament 10/10 R, 10/10 L", "10/10"),
 ])
 def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: str) -> None:
     assert measurement(text, *_at(text, value), lang)
@@ -50,6 +56,7 @@ def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: s
     ("en", "seen 3/10 in clinic", "3/10"),
     ("es", "ingresa el 4/3 por disnea", "4/3"),
     ("en", "Admitted 5/7 with chest pain, platelet count 150", "5/7"),
+    ("en", "unwell since 7/7, worse today", "7/7"),  # "since": a day, not a course
     ("fr", "Score 12/03/2020", "12/03/2020"),  # a year makes a date
 ])
 def test_a_date_stays_a_date(lang: str, text: str, value: str) -> None:
