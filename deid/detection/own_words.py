@@ -803,8 +803,8 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         return True  # before the cut-word guard: a clock's part is cut out of a clock
     if language == "en" and (_clinical_english(span, text) or _heading(span, text)):
         return True
-    if _eponym(span, text):  # before the cut-word guard: "Murphy|'s sign"
-        return True
+    if category is not Category.DATE and _eponym(span, text):  # before the cut-word guard: "Murphy|'s"
+        return True  # (a month is no eponym: "In May test results were normal")
     if _cuts_a_word(span, text):
         # a clock closing a range whose first clock no year can be ("0700-|1930")
         m = _CLOCK_RANGE_BEFORE.search(text, max(0, span.start - 16), span.start)

@@ -79,3 +79,5 @@ def test_an_eponym_names_a_score_or_a_sign_not_a_person_but_a_name_beside_a_test
     people = [_at(verbs, "Mary", Label.PATIENT), _at(verbs, "Hope", Label.PATIENT),
               _at(verbs, "Durand", Label.PATIENT)]
     assert _kept(people, verbs, "en") == {"Mary", "Hope", "Durand"}
+    month = "In May test results were normal."
+    assert _kept([_at(month, "May", Label.DATE)], month, "en") == {"May"}
