@@ -8,9 +8,9 @@ a day number is part of that date, which the date rules read.
 A weekday counts when a word of the languages' own usage pins it: before it ("last", "next",
 "this", "on", "since", "until", "dernier", "ce", "depuis", "jusqu'à", "el", "desde el", "el
 pasado", "el próximo"), or after it ("dernier", "prochain", "soir", "matin", "night", "morning",
-"pasado", "por la"), or an event booked for it ("consult Mon", "MDT Weds", "venue mardi", "visite
-dimanche"); English abbreviations ("Mon", "Fri") only capitalised and so pinned ("Sat O2 96%" is a
-saturation: no cue).
+"pasado", "por la"), or an event booked for it ("consult Mon", "MDT Weds", "Own GP Mon", "f/u
+Mon", "venue mardi", "visite dimanche", and before it "Missed Fri run"); English abbreviations
+("Mon", "Fri") only capitalised and so pinned ("Sat O2 96%" is a saturation: no cue).
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ _EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _EN_ABBR = r"(?:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)"
 # An event booked for or held on a day: "consult Mon", "MDT Weds", "Re-visit Fri", "review on";
 # the noun in the singular ("visits Sat" is a habit).
-_EN_EVENT = r"(?:consult|visit|review|MDT|appointment|appt|clinic|meeting|rang|called|phoned)"
+_EN_EVENT = (r"(?:consult|visit|review|MDT|appointment|appt|clinic|meeting|rang|called|phoned|"
+             # a follow-up or a check booked for the day ("Own GP Mon", "f/u Mon", "recheck INR Fri")
+             r"GP|f/u|follow-up|r/v|reassess|recheck|bloods|INR|dressing)")
+# ... or written before it: "Missed Fri run", "Tue appt" (not "Mon clinic", a clinic's weekly day)
+_EN_EVENT_AFTER = r"(?:run|session|appt|appointment)"
 _FR_EVENT = (r"(?:visite|venue?s?|pass[ée]e?s?|revue?s?|vue?s?|appel[ée]e?|t[ée]l[ée]phon[ée]e?|rdv|"
              r"rendez-vous|pr[ée]vue?s?)")
 _FR = r"(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
@@ -52,7 +56,9 @@ class WeekdayRecognizer(RegexRecognizer):
                        rf"(?P<phi>{_EN_ABBR})(?![\w/]){_NO_DAY_AFTER}"),
             re.compile(rf"(?<![\w/])(?P<phi>{_EN_ABBR})"
                        r"(?=[ \t]+(?i:night|morning|evening|afternoon|overnight)\b)"),
-            re.compile(rf"\b(?i:{_EN_EVENT})[ \t]+(?P<phi>{_EN_ABBR}|(?i:{_EN}))(?![\w/]){_NO_DAY_AFTER}"),
+            re.compile(rf"(?<![\w/])(?i:{_EN_EVENT})[ \t]+(?P<phi>{_EN_ABBR}|(?i:{_EN}))(?![\w/])"
+                       rf"{_NO_DAY_AFTER}"),
+            re.compile(rf"(?<![\w/])(?P<phi>{_EN_ABBR}|(?i:{_EN}))(?=[ \t]+(?i:{_EN_EVENT_AFTER})\b)"),
         ),
         "fr": (
             re.compile(rf"\b(?P<phi>{_FR}[ \t]+(?:dernier|prochain|pass[ée]))\b", _I),

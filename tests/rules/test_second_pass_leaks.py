@@ -44,6 +44,13 @@ def test_a_weekday_after_an_event_or_before_a_part_of_the_day_is_a_date(find: Fi
     text = "Addiction med consult Mon. Discuss in MDT Weds. One episode of restlessness Sat night."
     assert {"Mon", "Weds", "Sat"} <= surfaces(find, text, "en", Label.DATE)
     assert "mardi" in surfaces(find, "Sa fille est venue mardi à l'ortho.", "fr", Label.DATE)
+    booked = "Missed Fri run - son's truck. Own GP Mon for MSU result. CM will f/u Tue."
+    assert {"Fri", "Mon", "Tue"} <= surfaces(find, booked, "en", Label.DATE)
+
+
+def test_a_clinics_weekly_day_or_a_saturation_after_a_check_is_no_date(find: Find) -> None:
+    text = "Attends Mon clinic weekly. Recheck Sat 92% on RA."
+    assert not surfaces(find, text, "en", Label.DATE)
 
 
 def test_a_weekday_of_a_habit_or_a_saturation_is_no_date(find: Find) -> None:
