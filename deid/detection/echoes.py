@@ -131,8 +131,10 @@ def _other_initials(name: str) -> set[str]:
         post_nominal = i == 0 and len(named) == 3 and any(c.isupper() for c in last[1:]) and (
             not last.isupper() or len(last) <= 5)
         choices = [named, named[:2]] if post_nominal else [named]
-        if i == len(orders) - 1 and len(named) == 3 and len(named[1]) == 1:
-            choices.append([named[0], named[2]])  # a middle initial left out ("Raymond J Kowalczyk": "RK")
+        tokens = [t.strip(".,") for t in order.split()]
+        if i == len(orders) - 1 and len(named) == 3 and len(tokens) == 3 and len(tokens[1]) == 1:
+            # a middle initial left out ("Raymond J Kowalczyk": "RK"; not the "N'" of "Aminata N'Diaye")
+            choices.append([named[0], named[2]])
         for words in choices:
             letters = "".join(w[0] for w in words).upper()
             if 2 <= len(letters) <= 4:

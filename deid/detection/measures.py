@@ -60,17 +60,47 @@ _NAMES = (
     # "Quadriceps | D 4/5", "hip flex 3/5", "déficit MSD 2/5")
     r"ADL|IADL|GDS|HADS|MMS|algoplus|doloplus|PAINAD|CPOT|NRS|VAS|horloge|clock|PHQ-?\d{0,2}|GAD-?\d{0,2}|BBPS|morse|waterlow|"
     r"MSD|MSG|MID|MIG|flex(?:ion)?|ext(?:ension)?|quadriceps|psoas|triceps|biceps|delto[iï]des?|"
-    r"ischio-jambiers|fessiers?|releveurs?|extenseurs?|fl[ée]chisseurs?|hallux|"
-    # a murmur's or a valve leak's grade, a visual acuity in French, a frailty phenotype, paediatric
-    # pain and cognitive screens, joint counts ("Souffle systolique 2/6", "IM grade 1/4", "Acuité
-    # visuelle 10/10", "Fried 3/5", "EVENDOL 3/15", "AMT 6/10", "tender joint count 8/28")
-    r"souffle|soplo|grade|grado|acuit[ée]|fried|EVENDOL|EDIN|DN4|AMT|4AT|joint\s+count|TJC|SJC|"
-    # a frailty scale, a nutrition screen, the depression half of HADS, the sites a monofilament
-    # felt, a cognitive test's domains ("CFS 6/9", "MNA-SF 8/14", "HADS-D 12/21", "monofilament
-    # 10/10", "ACE-III 58/100 - Attention 12/18, Memory 9/26, Fluency 4/14")
-    r"CFS|MNA(?:-SF)?|HADS-[AD]|monofilament[o]?|attention|memory|m[ée]moire|fluency|fluence|"
-    r"visuospatial|visuo-spatial|naming|abstraction|registration"
+    r"ischio-jambiers|fessiers?|releveurs?|extenseurs?|fl[ée]chisseurs?|hallux"
 )
+# Scales whose name is a common word or a surname ("mémoire", "Fried", "grade"): a mark right after
+# the name (separators only between) proves a score only out of the scale's own maximum: a
+# murmur's grade /6 or a valve leak's /4 ("Souffle systolique 2/6", "IM grade 1/4"), a French
+# visual acuity /10, the Fried phenotype /5, a paediatric pain or a cognitive screen (EVENDOL /15,
+# EDIN /15, DN4 /10, AMT /10, 4AT /12), joint counts /28, the Clinical Frailty Scale /9, MNA-SF /14,
+# HADS-A or -D /21, a monofilament's sites /10 ("RDV consultation mémoire 14/11", "Dr Fried 3/5"
+# stay dates). A cognitive test's domains ("Attention 12/18, Memory 9/26" of the ACE-III) count only
+# after the test's name on the line.
+_SCALE_MAXIMA: tuple[tuple[re.Pattern[str], frozenset[int]], ...] = tuple(
+    (re.compile(rf"(?:^|[^\w/])(?:{name})[ \t]*[:=]?[ \t]*$", re.IGNORECASE), frozenset(maxima))
+    for name, maxima in (
+        (r"souffle(?:[ \t]+(?:systolique|diastolique|holosystolique))?|soplo(?:[ \t]+sist[óo]lico)?|"
+         r"murmur|grade|grado", (4, 6)),
+        (r"acuit[ée](?:[ \t]+visuelle)?", (10,)),
+        (r"(?-i:(?<!Dr )(?<!Dr\. )(?<!Mr )(?<!Mrs )(?<!Ms )(?<!Mme )Fried)", (5,)),  # not "Dr Fried 3/5"
+        (r"EVENDOL|EDIN", (15,)),
+        (r"DN4|AMT", (10,)),
+        (r"4AT", (12,)),
+        (r"(?:tender|swollen)?[ \t]*joint[ \t]+count|TJC|SJC", (28,)),
+        (r"CFS", (9,)),
+        (r"MNA(?:-SF)?", (14,)),
+        (r"HADS-[AD]", (21,)),
+        (r"monofilament[o]?(?:[ \t]+(?:absent|present|felt))?", (10,)),
+    ))
+_DOMAINS = re.compile(r"(?:^|[^\w/])(?:attention|memory|m[ée]moire|fluency|fluence|language|langage|"
+                      r"visuospatial|visuo-spatial|naming|abstraction|registration|orientation)"
+                      r"[ \t]*[:=]?[ \t]*$", re.IGNORECASE)
+_COGNITIVE_TEST = re.compile(r"\b(?:ACE(?:-III)?|MoCA|MMSE|MMS|ACE-R)\b", re.IGNORECASE)
+
+
+def _named_scale(text: str, start: int, a: int, b: int) -> bool:
+    """A mark out of the maximum of the scale named right before it (``_SCALE_MAXIMA``), or of a
+    cognitive test's domain after the test's name on the line (up to ``_LINE`` characters back)."""
+    if a > b:
+        return False
+    before = _line_before(text, start)[1]
+    if any(b in maxima and name.search(before) for name, maxima in _SCALE_MAXIMA):
+        return True
+    return bool(_DOMAINS.search(before) and _COGNITIVE_TEST.search(_line_before(text, start, _LINE)[1]))
 # Between a name and its value: separators and a few linking words, and at most one other word
 # that cannot introduce a date ("Force musculaire 4/5", "pain score of 7/10", "VA (Snellen) 6/18";
 # not "Glasgow fait le 12/10", where "le" introduces a date).
@@ -92,9 +122,9 @@ _UK_DURATIONS = frozenset({7, 12, 52})
 # - 3/7"); "~" before it is an approximation ("for ~6/12")
 _UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*~?\s*|(?<![\w~])~\s*|"
                         r"\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)\s*[-–:]?\s*)$", re.IGNORECASE)
-# a whole course after "x", "for" or a dose's frequency ("Cefalexin 500mg TDS x 7/7", "monitor x 7/7"):
-# not after "since" or "last", where "7/7" may be a day
-_UK_COURSE_BEFORE = re.compile(r"(?:\b(?:for|x)\s*~?\s*|\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)"
+# a whole course after "x" or a dose's frequency ("Cefalexin 500mg TDS x 7/7", "monitor x 7/7"):
+# not after "for" ("clinic booked for 12/12"), "since" or "last", where "7/7" may be a day
+_UK_COURSE_BEFORE = re.compile(r"(?:\bx\s*~?\s*|\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)"
                                r"\s*[-–:]?\s*)$", re.IGNORECASE)
 _UK_AFTER = re.compile(r"\s*(?:ago|later|hx|history|post|previously|course|supply|treatment|duration)\b",
                        re.IGNORECASE)
@@ -229,7 +259,8 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
     """The proofs that read the mark and its own neighbourhood, not another mark."""
     if _no_day_month(a, b):
         return True
-    if a < b <= 8 and _FRACTION_AFTER.match(text, end):
+    if a < b <= 8 and _FRACTION_AFTER.match(text, end) and not _DATE_WORD_BEFORE.search(
+            text, max(0, start - 12), start):  # "On 2/3 lunch with daughter" is a day
         return True
     if b == 10 and a <= b and _PAIN_AFTER.match(text, end):
         return True
@@ -244,6 +275,8 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
         return True
     if _NAME_BEFORE.search(before):  # a blood pressure or a Schober index reads high over low
         return True
+    if _named_scale(text, start, a, b):
+        return True
     if b == 10 and a <= b and not _DATE_WORD_BEFORE.search(before):
         if _PAIN_QUALITY_AFTER.match(text, end):
             return True
@@ -252,7 +285,7 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
             return True
     if language == "en" and b in _UK_DURATIONS and a < b:
         return bool(_UK_BEFORE.search(text, max(0, start - 12), start) or _UK_AFTER.match(text, end))
-    # a whole course by the words after it ("to complete 7/7 course") or after "x", "for" or a dose's
+    # a whole course by the words after it ("to complete 7/7 course") or after "x" or a dose's
     # frequency ("TDS x 7/7"): "since 7/7" is a date
     return language == "en" and b in _UK_DURATIONS and a == b and bool(
         _UK_AFTER.match(text, end) or _UK_COURSE_BEFORE.search(text, max(0, start - 12), start))

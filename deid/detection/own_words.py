@@ -239,7 +239,10 @@ _EPONYM_AFTER = re.compile(
     r"(?:['’]s)?[ \t]+(?i:score|sign|test|maneuver|man[oœ]euvre|maniobra|scale|"
     r"[ée]chelle|escala|criteria|crit[èe]res|criterios|classification|clasificaci[óo]n|reflex|"
     r"r[ée]flexe|reflejo|phenomenon|ph[ée]nom[èe]ne|fen[óo]meno|triad|triade|tr[íi]ada|drains?|"
-    r"catheter|splint|procedure|repair|fracture|syringe[ \t]+driver|ext|extension|protocol)\b")
+    r"catheter|splint|procedure|repair|fracture|syringe[ \t]+driver|protocol)\b"
+    # not a place's or a person's service ("Brighton fracture clinic", "Derby test centre", "Sandra
+    # test results", "Lucía test de antígeno")
+    r"(?![ \t]+(?i:clinics?|cent(?:re|er)s?|sites?|results?|de|del|d['’]))")
 _EPONYM_BEFORE = re.compile(
     r"(?:\b(?i:signe|signo|test|man[oœ]euvre|maniobra|[ée]chelle|escala|score|crit[èe]res|criterios|"
     r"classification|clasificaci[óo]n|r[ée]flexe|reflejo)[ \t]+(?i:de|d['’]|del)[ \t]*|"
@@ -247,7 +250,8 @@ _EPONYM_BEFORE = re.compile(
     r"\b(?i:modified|modifi[ée]e?|modificad[oa]|sonographic|positive|negative|neg|pos)[ \t]+|"
     r"(?<!\w)[+-]ve[ \t]+)$")
 _EPONYM = re.compile(r"(?:Mc|Mac|O['’])?[A-ZÀ-Þ][a-zß-ÿ'’]+(?:[-‑][A-ZÀ-Þ][a-zß-ÿ'’]+)?")
-_TITLE_BEFORE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Sir|Dame|Mme|M|Sr|Sra|Dra)\.?[ \t]+$")
+_TITLE_BEFORE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Sir|Dame|Mme|Mlle|M|Madame|Monsieur|Sr|Sra|Srta|"
+                           r"Dra|Don|Doña|D|Dña)\.?[ \t]+$")
 
 
 def _eponym(span: Span, text: str) -> bool:
@@ -262,7 +266,7 @@ def _eponym(span: Span, text: str) -> bool:
 
 
 def _part_of_day(words: str) -> bool:
-    """A part of the day or a shift alone, read as a person ("14/02 NUIT", "TURNO NOCHE")."""
+    """A part of the day or a shift alone."""
     return _only_words_of(words, _PARTS_OF_DAY)
 
 
@@ -277,8 +281,23 @@ def _bare_time(words: str) -> bool:
 _TEAM_ROLES = frozenset({"IDE", "IDEL", "IADE", "IBODE", "AS", "AES", "AMP", "TCAE"})
 
 
-def _team_role_alone(words: str) -> bool:
-    return words.strip() in _TEAM_ROLES
+def _team_role_alone(words: str, language: str) -> bool:
+    return language in ("fr", "es") and words.strip() in _TEAM_ROLES
+
+
+# a word capitalised just before or after on the line ("GARDE Monique", "Vue par Mme TARDE"): a
+# shift's word in capitals there is a surname
+_NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-Þ][a-zß-ÿ]")
+_NAME_BEFORE = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ'’\-]*\.?[ \t]+$")
+
+
+def _shift_read_as_person(span: Span, text: str) -> bool:
+    """A shift or a part of the day alone, read as a person ("14/02 NUIT", "TURNO NOCHE"), with no
+    title and no capitalised word beside it."""
+    return (_part_of_day(text[span.start : span.end])
+            and _TITLE_BEFORE.search(text, max(0, span.start - 12), span.start) is None
+            and _NAME_BEFORE.search(text, max(0, span.start - 30), span.start) is None
+            and _NAME_AFTER.match(text, span.end) is None)
 
 
 # Not "unit" nor "suite": "Unit 12" is as often a flat of an address as a ward.
@@ -826,14 +845,14 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         # MEDDOCAN corpus. The realistic corpus's guideline, HIPAA, eds-pseudo and ECHR do not.
         kinship = language not in kinship_phi and _only_kinship(words)
         # a shift read as a person ("14/02 NUIT", "TURNO NOCHE"), a team's role ("IDE : Sandrine")
-        return kinship or (language == "en" and _modal(span, text)) or _part_of_day(words) or (
-            _team_role_alone(words))
+        return kinship or (language == "en" and _modal(span, text)) or _shift_read_as_person(span, text) or (
+            _team_role_alone(words, language))
     if _clock_time(span, text, language):
         return True
     if span.label in (Label.COUNTRY, Label.LOCATION) and _only_language(words):
         # "Promenade des Anglais", "Spanish Town": a language after a particle or a name is a part
         return _PARTICLE_BEFORE.search(text, max(0, span.start - 30), span.start) is None
-    if category is Category.ORG and _team_role_alone(words):
+    if category is Category.ORG and _team_role_alone(words, language):
         return True
     if span.label in (Label.HOSPITAL, Label.ORG, Label.LOCATION) and language == "en":
         # an English vocabulary ("Hospital General" is a name)

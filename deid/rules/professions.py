@@ -47,8 +47,10 @@ class ProfessionRecognizer(RegexRecognizer):
     patterns: ClassVar[Patterns] = {
         "fr": (
             # "ancien" before its noun is "former" ("ancienne couturière"); after one, "old" ("HTA
-            # ancienne traitée", "PTG G ancienne"): not after a word in capitals, and never glued
-            re.compile(rf"\b(?:(?<![A-ZÀ-Þ][ \t])ancien(?:ne)?(?=[ \t])|ex-|retrait[ée]e?[ \t]*\(|"
+            # ancienne traitée", "PTG G ancienne"): not after an acronym of one to four capitals (case
+            # kept: the pattern ignores case; "LEROY ancienne institutrice" is a surname), never glued
+            re.compile(rf"\b(?:(?-i:(?<!\b[A-Z][ \t])(?<!\b[A-Z]{{2}}[ \t])(?<!\b[A-Z]{{3}}[ \t])"
+                       rf"(?<!\b[A-Z]{{4}}[ \t]))ancien(?:ne)?(?=[ \t])|ex-|retrait[ée]e?[ \t]*\(|"
                        rf"retrait[ée]e?[ \t]+de[ \t]+l[ae']?|"
                        rf"profession[ \t]*:|profession[ \t]+de|m[ée]tier[ \t]*:|"
                        rf"travaill(?:e|ait)(?:[ \t]+[^\W\d_]{{1,12}}){{0,3}}[ \t]+comme|"

@@ -892,8 +892,6 @@ def context_gender(
     if not words:
         return None, None
     gap = tail[found[-1].end() :]
-    if "\n" in gap or any(c.isdigit() for c in gap):
-        return None, None  # "Tél fils 06 71 24 88 30.\n[Gwenaëlle] AS jour": the son's phone, not her
     last = _key(words[-1])
     if _is_title(last, lang):
         g = _gender_of_title(last)
@@ -905,6 +903,10 @@ def context_gender(
             if m is not None and not article_says(g, m, lang):
                 g = None
         return g, None
+    if "\n" in gap or any(c.isdigit() for c in gap):
+        # "Tél fils 06 71 24 88 30.\n[Gwenaëlle] AS jour": the son's phone, not her (a title on its
+        # own line, "Madame\n[Dupont]" of an address block, still says hers)
+        return None, None
     if last in KIN and (words[-1].islower() or _capitalised_kin(words[-1], tail[: found[-1].start()])):
         return None, KIN[last]  # "COUSIN, [PHILIPPINE]": a surname, not her cousin
     if _AGREEMENT.get(lang, {}).get(last) and words[-1].islower():

@@ -39,7 +39,8 @@ WEEKDAYS: dict[str, tuple[str, ...]] = {  # Monday first, as date.weekday() coun
 WEEKDAY_ABBREVIATIONS: dict[str, tuple[tuple[str, ...], ...]] = {
     "fr": (("lun",), ("mar",), ("mer",), ("jeu",), ("ven",), ("sam",), ("dim",)),
     "es": (("lun",), ("mar",), ("mié", "mie"), ("jue",), ("vie",), ("sáb", "sab"), ("dom",)),
-    "en": (("Mon",), ("Tue", "Tues"), ("Wed",), ("Thu", "Thur", "Thurs"), ("Fri",), ("Sat",), ("Sun",)),
+    "en": (("Mon",), ("Tue", "Tues"), ("Wed", "Weds"), ("Thu", "Thur", "Thurs"), ("Fri",), ("Sat",),
+           ("Sun",)),
 }
 # Words that put a weekday or a month after the note's date ("next Tuesday"); the default is before.
 FUTURE_WORDS = {"prochain", "prochaine", "proximo", "proxima", "next", "que viene", "qui vient"}

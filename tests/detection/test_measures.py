@@ -39,6 +39,9 @@ def _at(text: str, words: str) -> tuple[int, int]:
     ("en", "tender joint count 8/28 and swollen joint count 6/28", "6/28"),
     ("en", "cefazolin d5/7. Oseltamivir completed.", "5/7"),  # the day of a course, glued
     ("en", "Cefalexin 500mg TDS x 7/7 - first dose given here", "7/7"),  # a whole British course
+    ("en", "IM grade 1/4, E/A 0.8", "1/4"),  # a valve leak's grade, out of 4
+    ("en", "fragility (Fried 3/5)", "3/5"),
+    ("fr", "EVENDOL 3/15.", "3/15"),
     ("en", "to stay with her sister, needs ~3/12.", "3/12"),
     ("en", "ACE-III 58/100 - Attention 12/18, Memory 9/26, Fluency 4/14", "9/26"),  # a test's domains
     ("en", "FRAILTY: CFS 6/9 (moderately frail)", "6/9"),
@@ -57,6 +60,12 @@ def test_a_ratio_its_context_proves_a_measurement(lang: str, text: str, value: s
     ("es", "ingresa el 4/3 por disnea", "4/3"),
     ("en", "Admitted 5/7 with chest pain, platelet count 150", "5/7"),
     ("en", "unwell since 7/7, worse today", "7/7"),  # "since": a day, not a course
+    ("en", "Flu clinic booked for 12/12.", "12/12"),  # "for" before a whole course may book a day
+    ("en", "Seen in memory clinic 14/11", "14/11"),  # a scale's word that is a common word
+    ("fr", "RDV consultation mémoire 14/11", "14/11"),
+    ("en", "CFS clinic 14/11", "14/11"),
+    ("en", "Seen by Dr Fried 3/5", "3/5"),  # the surname, not the frailty phenotype
+    ("en", "On 2/3 lunch with daughter", "2/3"),  # a date's word before a meal's fraction
     ("fr", "Score 12/03/2020", "12/03/2020"),  # a year makes a date
 ])
 def test_a_date_stays_a_date(lang: str, text: str, value: str) -> None:

@@ -81,3 +81,18 @@ def test_an_eponym_names_a_score_or_a_sign_not_a_person_but_a_name_beside_a_test
     assert _kept(people, verbs, "en") == {"Mary", "Hope", "Durand"}
     month = "In May test results were normal."
     assert _kept([_at(month, "May", Label.DATE)], month, "en") == {"May"}
+
+
+def test_look_alikes_of_shifts_roles_and_eponyms_stay_names_and_places() -> None:
+    # a review of the change: surnames that are shift words, English initials "AS", and names or
+    # places before a service or a result
+    fr = "Vue par Mme TARDE ce jour. Patiente : GARDE Monique. Vu avec Mlle Martin test de marche."
+    spans = [_at(fr, "TARDE", Label.STAFF), _at(fr, "GARDE", Label.PATIENT), _at(fr, "Martin", Label.STAFF)]
+    assert _kept(spans, fr, "fr") == {"TARDE", "GARDE", "Martin"}
+    en = ("Plan discussed with AS. Bleep Karen ext 4521. Referred to Brighton fracture clinic. "
+          "Informed Sandra test results normal.")
+    spans = [_at(en, "AS", Label.STAFF), _at(en, "Karen", Label.STAFF), _at(en, "Brighton", Label.CITY),
+             _at(en, "Sandra", Label.RELATIVE)]
+    assert _kept(spans, en, "en") == {"AS", "Karen", "Brighton", "Sandra"}
+    es = "Hija Lucía test de antígeno negativo."
+    assert _kept([_at(es, "Lucía", Label.RELATIVE)], es, "es") == {"Lucía"}

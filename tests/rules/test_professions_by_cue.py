@@ -37,6 +37,8 @@ def found(text: str, language: str) -> list[tuple[str, str]]:
      [("chauffeur de bus", "PROFESSION"), ("RATP", "ORG")]),
     ("Laboral: mecánico naval, trabajó", "es", [("mecánico naval", "PROFESSION")]),
     ("jubilado, antes maquinista de Renfe. Pensión", "es", [("maquinista", "PROFESSION"), ("Renfe", "ORG")]),
+    ("Veuve ancienne couturière.", "fr", [("couturière", "PROFESSION")]),  # after a word: still a job
+    ("Mme LEROY ancienne institutrice, vit seule", "fr", [("institutrice", "PROFESSION")]),
 ])  # fmt: skip
 def test_a_listed_job_after_its_cue_is_a_profession_and_its_employer_an_org(
         text: str, language: str, expected: list[tuple[str, str]]) -> None:

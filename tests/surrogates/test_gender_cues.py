@@ -44,3 +44,4 @@ def test_a_kinship_word_before_a_number_or_on_the_line_above_says_nothing_of_the
     assert identity.context_gender("Tél fils 06 71 24 88 30.\n", "fr") == (None, None)
     assert identity.context_gender("Famille : fils\n", "fr") == (None, None)
     assert identity.context_gender("passé voir son fils ", "fr") == (None, "male")
+    assert identity.context_gender("Madame\n", "fr")[0] == "female"  # a letter's address block
