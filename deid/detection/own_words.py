@@ -239,7 +239,9 @@ _EPONYM_AFTER = re.compile(
     r"(?:['’]s)?[ \t]+(?i:score|sign|test|maneuver|man[oœ]euvre|maniobra|scale|"
     r"[ée]chelle|escala|criteria|crit[èe]res|criterios|classification|clasificaci[óo]n|reflex|"
     r"r[ée]flexe|reflejo|phenomenon|ph[ée]nom[èe]ne|fen[óo]meno|triad|triade|tr[íi]ada|drains?|"
-    r"catheter|splint|procedure|repair|fracture|syringe[ \t]+driver|protocol)\b"
+    r"catheter|splint|procedure|repair|fracture|syringe[ \t]+driver|protocol|"
+    # an exercise ("McKenzie ext in lying"), not a phone's extension ("Karen ext 4521")
+    r"ext(?:ension)?(?![ \t.:#]*\d))\b"
     # not a place's or a person's service ("Brighton fracture clinic", "Derby test centre", "Sandra
     # test results", "Lucía test de antígeno")
     r"(?![ \t]+(?i:clinics?|cent(?:re|er)s?|sites?|results?|de|del|d['’]))")
