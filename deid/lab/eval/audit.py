@@ -444,7 +444,7 @@ def _clinical_values(a: NoteAudit) -> list[Finding]:
         for r in a.replaced:
             if r.start < n.end() and n.start() < r.end and r.surrogate != a.note.text[r.start : r.end]:
                 found.append(Finding(a.note.note_id, "clinical_value", r.label, a.note.text[r.start : r.end],
-                                     r.surrogate, f"number {n.group()}"))
+                                     r.surrogate, f"number {n.group()} at {n.start()}"))
                 break
     return found
 
