@@ -120,12 +120,14 @@ _SCALES = frozenset({3, 4, 5, 6, 8, 9, 10, 12, 15, 20, 21, 24, 27, 30, 40, 50, 1
 _UK_DURATIONS = frozenset({7, 12, 52})
 # after a dose's frequency or route, a British duration is the length of the course ("100mg BD PO
 # - 3/7"); "~" before it is an approximation ("for ~6/12")
+# (a dose's frequency in any case: "PO bd 7/7", "qds prn 5/7"; the short words that are English
+# words or a date's preposition, "on", "od", only in capitals)
+_DOSE_FREQUENCY = r"(?-i:OD|ON|PO|IV|SC|IM)|BD|TDS|QDS|PRN|BID|TID|QID|nocte|mane"
 _UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*~?\s*|(?<![\w~])~\s*|"
-                        r"\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)\s*[-–:]?\s*)$", re.IGNORECASE)
+                        rf"\b(?:{_DOSE_FREQUENCY})\s*[-–:]?\s*)$", re.IGNORECASE)
 # a whole course after "x" or a dose's frequency ("Cefalexin 500mg TDS x 7/7", "monitor x 7/7"):
 # not after "for" ("clinic booked for 12/12"), "since" or "last", where "7/7" may be a day
-_UK_COURSE_BEFORE = re.compile(r"(?:\bx\s*~?\s*|\b(?-i:OD|BD|TDS|QDS|ON|PRN|PO|IV|SC|IM|nocte|mane)"
-                               r"\s*[-–:]?\s*)$", re.IGNORECASE)
+_UK_COURSE_BEFORE = re.compile(rf"(?:\bx\s*~?\s*|\b(?:{_DOSE_FREQUENCY})\s*[-–:]?\s*)$", re.IGNORECASE)
 _UK_AFTER = re.compile(r"\s*(?:ago|later|hx|history|post|previously|course|supply|treatment|duration)\b",
                        re.IGNORECASE)
 # a range of British durations ("within 6-12/52")
@@ -157,6 +159,10 @@ _DIGIT_AFTER = re.compile(
 _E_OVER_E = re.compile(r"E\s?/\s?e['’]?\s*:?\s*\d{1,2}(?:[.,]\d)?")
 # lymph nodes involved out of those resected ("3/19 LN", "2/14 nodes positive")
 _NODES_AFTER = re.compile(r"\s*(?:LNs?|nodes?|lymph\s+nodes?|ganglions?|ganglios?)\b", re.IGNORECASE)
+# joints out of the DAS28's 28 ("8/28 tender and 5/28 swollen joints", "6/28 articulations
+# douloureuses")
+_JOINTS_AFTER = re.compile(r"\s*(?:tender|swollen|painful|joints?|articulations?|articulaciones|"
+                           r"douloureuses|gonfl[ée]es|synovites?|dolorosas|tumefactas)\b", re.IGNORECASE)
 # a fetal head's fifths palpable ("3/5 palpable")
 _PALPABLE_AFTER = re.compile(r"\s*(?:palpable|palp)\b", re.IGNORECASE)
 # pain named earlier in the sentence ("pain migrated to the RLQ, now 8/10"), unless a word that
@@ -267,6 +273,8 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
     if b in (4, 6) and a <= b and _MURMUR_AFTER.match(text, end):
         return True
     if b == 5 and a <= b and _PALPABLE_AFTER.match(text, end):
+        return True
+    if b == 28 and a <= b and _JOINTS_AFTER.match(text, end):
         return True
     if a <= b and _NODES_AFTER.match(text, end):  # "pN1b (3/19 LN)": nodes involved of those found
         return True

@@ -201,11 +201,15 @@ _PARTS_OF_DAY = frozenset({
     "afternoon", "days", "shift", "shifts", "turno", "poste", "garde",
 })  # fmt: skip
 # ... nor a unit of time or a word that points at one, without its number or its day ("last" of "last
-# night", "month", "this AM"): a season, a holiday, "weekend" are dates in the gold and not here
+# night", "month", "this AM"), nor a part of a period without it ("mid" of "mid-60s", "fin" of "fin
+# de matinée"): a season, a holiday, "weekend" are dates in the gold and not here
 _BARE_TIME_WORDS = frozenset({
     "last", "next", "this", "ago", "since", "same", "month", "months", "year", "years", "week", "weeks",
-    "day", "hour", "hours", "am", "pm",
+    "day", "hour", "hours", "am", "pm", "mid", "early", "late", "end", "mi", "debut", "fin", "mediados",
+    "principios", "finales",
 })  # fmt: skip
+_PERIOD_PARTS = frozenset({"mid", "early", "late", "mi", "debut", "fin"})
+_DIGIT_AFTER_HYPHEN = re.compile(r"[-‑]\d")
 _LINKS = frozenset({"de", "du", "la", "el", "the", "of", "in"})
 
 
@@ -826,6 +830,9 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         return True
     if category is not Category.DATE and _eponym(span, text):  # before the cut-word guard: "Murphy|'s"
         return True  # (a month is no eponym: "In May test results were normal")
+    if (category is Category.DATE and fold(words.strip()) in _PERIOD_PARTS
+            and _DIGIT_AFTER_HYPHEN.match(text, span.end)):
+        return True  # before the cut-word guard: "mid" of "mid-60s" holds no date ("mi-|octobre" does)
     if _cuts_a_word(span, text):
         # a clock closing a range whose first clock no year can be ("0700-|1930")
         m = _CLOCK_RANGE_BEFORE.search(text, max(0, span.start - 16), span.start)

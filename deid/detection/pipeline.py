@@ -22,14 +22,17 @@ What runs between the recognizers and substitution, in this order (``PIPELINE``)
 5. ``extents``: a span grown over the parts of what it names left beside it: an identifier's or
    a town's hyphenated parts, a house number, the rest of a person's name (a known given name,
    an initial) (``deid.detection.extents``).
-6. ``name_echoes``: a name found once is a name wherever its words, a nickname, a pet form or its
+6. ``us_addresses``: a US address line ("16151 19 Mile Rd, Clinton Township, MI 48038") read as
+   its parts, each labelled STREET, CITY, LOCATION or POSTCODE over what the merge made there
+   (``deid.detection.addresses``): a relabel and a cut, every covered character still covered.
+7. ``name_echoes``: a name found once is a name wherever its words, a nickname, a pet form or its
    initials appear again in the note (``deid.detection.echoes``): spans added, never removed.
-7. ``hospital_towns``: a hospital right after another one and a comma is its town
+8. ``hospital_towns``: a hospital right after another one and a comma is its town
    (``deid.detection.relabel``): a relabel.
-8. ``birth_dates``: a date its field or verb names a birth date ("Fecha de nacimiento:", "née le",
+9. ``birth_dates``: a date its field or verb names a birth date ("Fecha de nacimiento:", "née le",
    "DOB:"; every language) or, in French and English, right after a person's name and a comma is
    a birth date; a birth date in a field named for another date is a date: a relabel.
-9. ``lines``: a span across a line break is cut into one span a line (no gold span of any corpus
+10. ``lines``: a span across a line break is cut into one span a line (no gold span of any corpus
    crosses one; the model's decoder already ends an entity there, ``deid.ner.text.breaks_line``):
    every character of a line stays covered; only the line breaks between leave the span.
 
@@ -50,6 +53,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from deid.detection.addresses import read_us_addresses
 from deid.detection.convention import conform
 from deid.detection.echoes import echo_names
 from deid.detection.extents import whole_extents
@@ -141,6 +145,8 @@ PIPELINE: tuple[Step, ...] = (
     Step("merge", _merge, "rules and model merged recall first"),
     Step("extents", _after_merge(lambda s: whole_extents(s.merged or (), s.text, s.language)),
          "spans grown over the glued parts, house numbers and name parts beside them"),
+    Step("us_addresses", _after_merge(lambda s: read_us_addresses(s.merged or (), s.text, s.language)),
+         "a US address line's street, town, state and ZIP code labelled as such"),
     Step("name_echoes", _after_merge(lambda s: echo_names(s.merged or (), s.text, s.language)),
          "a detected name's words, nicknames, pet forms and initials wherever they appear again"),
     Step("hospital_towns", _after_merge(lambda s: tell_hospital_towns(s.merged or (), s.text)),

@@ -381,6 +381,10 @@ def _unit_part(m: re.Match[str], text: str) -> tuple[int, int, str]:
     return (*m.span("U"), "{Uc}" if u[:1].isupper() else "{U}")
 
 
+# an age's decade: "80s", "80's", "80’s" (the "s" of the plural ends the word)
+_DECADE_AFTER = re.compile(r"['’]?s(?![^\W\d_])")
+
+
 def _parse_amount(text: str, lang: str, kind: Kind) -> Temporal | None:
     num, unit_alt = _NUM[lang], _UNIT[lang]
     pat = re.compile(rf"{_B}(?P<N>{num})(?:\s+|-)?(?P<U>{unit_alt}){_E}", re.IGNORECASE)
@@ -394,6 +398,8 @@ def _parse_amount(text: str, lang: str, kind: Kind) -> Temporal | None:
         if m2 is None or (n := number_value(lang, m2.group("N"))) is None:
             return None
         tok = "{N}" if m2.group("N").isdigit() else "{Wc}" if m2.group("N")[:1].isupper() else "{W}"
+        if tok == "{N}" and n % 10 == 0 and _DECADE_AFTER.match(text, m2.end("N")):
+            tok = "{N10}"  # "in her 80s": a decade, rendered as one ("70s", never "79s")
         return Temporal("age", "year", lang, _build(text, [(*m2.span("N"), tok)]), amount=n)
     got = _amount_parts(text, lang, m)
     uw = unit_of(lang, m.group("U"))
@@ -624,6 +630,8 @@ def render(t: Temporal) -> str:
         w = t.when
         if name in ("N",):
             return str(t.amount)
+        if name == "N10":
+            return str(t.amount // 10 * 10)
         if name in ("W", "Wc"):
             s = _written(t.lang, t.amount, sg)
             return s[:1].upper() + s[1:] if name == "Wc" else s

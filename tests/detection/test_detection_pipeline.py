@@ -70,11 +70,11 @@ NOT_PROVEN_BY_OWN_WORDS = [
 
 def test_the_pipeline_is_ordered_and_named() -> None:
     assert STEP_NAMES == ("conform", "measurements", "own_words", "plausible", "merge", "extents",
-                          "name_echoes", "hospital_towns", "birth_dates", "lines")
+                          "us_addresses", "name_echoes", "hospital_towns", "birth_dates", "lines")
     assert all(step.what for step in PIPELINE)
     assert [s.name for s in without("conform", "plausible")] == [
-        "measurements", "own_words", "merge", "extents", "name_echoes", "hospital_towns", "birth_dates",
-        "lines"]
+        "measurements", "own_words", "merge", "extents", "us_addresses", "name_echoes", "hospital_towns",
+        "birth_dates", "lines"]
     with pytest.raises(ValueError):
         without("merge")
 

@@ -114,3 +114,21 @@ def test_a_spanish_day_before_a_date_stays_a_date() -> None:
 def test_a_date_after_a_course_of_days_stays_a_date() -> None:
     text = "antibiotics completed 5-day course 11/18 and were not extended"
     assert not measurement(text, *_at(text, "11/18"), "en")
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("1. Ciprofloxacin 500mg PO bd 7/7 (14 tabs)", "7/7"),  # a British course after a lower-case frequency
+    ("2. Paracetamol 1g PO qds prn 5/7 (32 tabs)", "5/7"),
+    ("On examination she had 8/28 tender and 5/28 swollen joints", "8/28"),  # the DAS28's joints
+    ("On examination she had 8/28 tender and 5/28 swollen joints", "5/28"),
+])  # fmt: skip
+def test_a_course_after_a_lower_case_frequency_and_a_joint_count_are_no_dates(text: str, mark: str) -> None:
+    assert measurement(text, *_at(text, mark), "en")
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("Clinic on 5/7 in the morning", "5/7"),  # "on" in lower case is a date's word, no frequency
+    ("Rheumatology review 8/28 at clinic", "8/28"),  # no joints' word after the mark: a date
+])  # fmt: skip
+def test_a_date_beside_those_words_stays_a_date(text: str, mark: str) -> None:
+    assert not measurement(text, *_at(text, mark), "en")

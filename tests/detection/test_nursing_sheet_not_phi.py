@@ -96,3 +96,10 @@ def test_look_alikes_of_shifts_roles_and_eponyms_stay_names_and_places() -> None
     assert _kept(spans, en, "en") == {"AS", "Karen", "Brighton", "Sandra"}
     es = "Hija Lucía test de antígeno negativo."
     assert _kept([_at(es, "Lucía", Label.RELATIVE)], es, "es") == {"Lucía"}
+
+
+def test_a_part_of_a_period_alone_is_no_date_but_a_month_after_it_is() -> None:
+    text = "Pt in his mid-60s. Admitted mid-March."
+    march = text.rindex("March")
+    spans = [_at(text, "mid", Label.DATE), Span(march, march + 5, Label.DATE, "ner")]
+    assert _kept(spans, text, "en") == {"March"}

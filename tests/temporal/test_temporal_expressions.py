@@ -305,3 +305,12 @@ def test_every_month_word_the_date_rule_flags_is_read_by_the_parser_to_the_day(l
                 or t.when.month != month_index(lang, word):
             unread.append(word)
     assert unread == []
+
+
+@pytest.mark.parametrize("text", ["80s", "80's", "80’s"])
+def test_an_age_s_decade_is_rendered_as_a_decade(text: str) -> None:
+    t = parse(text, "en", age=True)
+    assert t is not None and t.amount == 80
+    assert render(replace(t, amount=79)) == text.replace("80", "70")
+    assert render(replace(t, amount=91)) == text.replace("80", "90")
+    assert render(replace(parse("83", "en", age=True), amount=79)) == "79"  # a plain age stays exact

@@ -1,0 +1,93 @@
+"""A US address line read as its parts whatever the model called them (``deid.detection.addresses``)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from deid.detection.addresses import read_us_addresses
+from deid.labels import Label
+from deid.spans import Span
+
+
+def _at(text: str, part: str, label: Label, source: str = "ner") -> Span:
+    i = text.index(part)
+    return Span(i, i + len(part), label, source)
+
+
+def _parts(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.label.value) for s in spans]
+
+
+@pytest.mark.parametrize(("text", "model", "want"), [
+    # a house number read as a ZIP code, a town as a street
+    ("REHAB\n16151 19 Mile Rd, Clinton Township, MI 48038  |  Ph 586-263-2790",
+     [("16151", Label.POSTCODE), ("19 Mile Rd", Label.STREET), ("Clinton Township", Label.STREET)],
+     [("16151 19 Mile Rd", "STREET"), ("Clinton Township", "CITY"), ("MI", "LOCATION"),
+      ("48038", "POSTCODE")]),
+    # a state read as a ZIP code
+    ("410 W 10th Ave, Columbus, OH 43210   Ph 614-293-5500", [("OH", Label.POSTCODE)],
+     [("410 W 10th Ave", "STREET"), ("Columbus", "CITY"), ("OH", "LOCATION"), ("43210", "POSTCODE")]),
+    # a Queens house number read as a phone number, the unit kept with the street, a state as a town
+    ("37-14 82nd St, 2nd Fl, Jackson Heights, NY 11372", [("37-14", Label.PHONE), ("NY", Label.CITY)],
+     [("37-14 82nd St, 2nd Fl", "STREET"), ("Jackson Heights", "CITY"), ("NY", "LOCATION"),
+      ("11372", "POSTCODE")]),
+    # a suite after a bullet, a town with no comma before its state, Maryland after a town
+    ("220 Lyon St NW, Suite 610 · Grand Rapids MD 21201-1595", [],
+     [("220 Lyon St NW, Suite 610", "STREET"), ("Grand Rapids", "CITY"), ("MD", "LOCATION"),
+      ("21201-1595", "POSTCODE")]),
+    # no street: the town after a comma, the state read as a town
+    ("Rio Grande Family Health, Albuquerque NM 87109", [("NM", Label.CITY)],
+     [("Albuquerque", "CITY"), ("NM", "LOCATION"), ("87109", "POSTCODE")]),
+])  # fmt: skip
+def test_each_part_of_an_address_line_gets_its_own_label(
+        text: str, model: list[tuple[str, Label]], want: list[tuple[str, str]]) -> None:
+    spans = [_at(text, part, label) for part, label in model]
+    got = [p for p in _parts(read_us_addresses(spans, text, "en"), text) if p[1] != "PHONE"]
+    assert got == want
+
+
+def test_a_town_needs_a_left_edge_so_a_hospital_stays_apart() -> None:
+    text = "Pt seen at Mercy Hospital Des Moines IA 50314 last year."
+    hospital = _at(text, "Mercy Hospital", Label.HOSPITAL)
+    got = _parts(read_us_addresses([hospital], text, "en"), text)
+    assert ("Mercy Hospital", "HOSPITAL") in got
+    assert not any(label == "CITY" and "Mercy" in part for part, label in got)
+
+
+def test_a_span_reaching_out_of_the_address_keeps_its_outside_part() -> None:
+    text = "Lives with son: 2718 Penn Ave N, Apt 3, Minneapolis, MN 55411"
+    wide = _at(text, "son: 2718 Penn Ave N", Label.PERSON)
+    got = _parts(read_us_addresses([wide], text, "en"), text)
+    assert got == [("son:", "PERSON"), ("2718 Penn Ave N, Apt 3", "STREET"), ("Minneapolis", "CITY"),
+                   ("MN", "LOCATION"), ("55411", "POSTCODE")]
+
+
+def test_other_languages_and_lines_without_a_zip_code_are_left_as_they_are() -> None:
+    text = "Domicile : 12 rue des Lilas, Paris, NY 75011"
+    spans = [_at(text, "Paris", Label.CITY)]
+    assert read_us_addresses(spans, text, "fr") == spans
+    plain = "Seen in Columbus, OH last May."
+    assert read_us_addresses([], plain, "en") == []
+
+
+def test_every_character_a_span_covered_is_still_covered() -> None:
+    text = "Home: 16151 19 Mile Rd, Clinton Township, MI 48038 (own house)"
+    spans = [Span(0, len(text), Label.PERSON, "ner")]
+    out = read_us_addresses(spans, text, "en")
+    covered = {i for s in out for i in range(s.start, s.end)}
+    assert all(i in covered for i, c in enumerate(text) if c.isalnum())
+
+
+@pytest.mark.parametrize("unit", ["1 Aa Aa Aa Aa Aa ", "Aa Aa, ", "1 St, Aa Aa Aa Aa NY ", "  Aa NY 1234 "])
+def test_a_long_run_of_near_addresses_is_read_in_linear_time(unit: str) -> None:
+    def cost(n: int) -> float:
+        text = unit * n
+        spans = [Span(i, i + 2, Label.CITY, "ner") for i in range(0, len(text) - 2, 40)]
+        t = time.thread_time()
+        read_us_addresses(spans, text, "en")
+        return time.thread_time() - t
+
+    small, large = min(cost(2_000) for _ in range(3)), min(cost(20_000) for _ in range(3))
+    assert large / max(small, 1e-4) < 15  # ten times the input, well under a hundred times the time
