@@ -22,7 +22,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from deid.labels import Label
+from deid.labels import Category, Label
 from deid.spans import Span
 
 # The Postal Service's codes of the states, the District and the territories (MD and PA too: with a
@@ -42,33 +42,54 @@ _UNIT = (r"(?:,?[ \t]*(?:Apt|Unit|Ste|Suite|Fl|Floor|Rm|Room|Bldg|Lot|Trlr|#)\.?
 _STREET = (rf"(?P<street>\d{{1,6}}(?:-\d{{1,4}})?[A-Z]?[ \t]+(?:{_DIRECTION}[ \t]+)?"
            rf"(?:{_STREET_WORD}[ \t]+){{0,4}}{_SUFFIX}(?:[ \t]+{_DIRECTION})?{_UNIT}?)")
 _TOWN_WORD = r"[A-Z][A-Za-z'’.-]{1,24}"
-_TAIL = (rf"(?P<city>{_TOWN_WORD}(?:[ \t]+{_TOWN_WORD}){{0,3}}),?[ \t]+(?P<state>{_STATES})[ \t]+"
-         r"(?P<zip>\d{5}(?:-\d{4})?)(?![\w-])")
-_WITH_STREET = re.compile(rf"(?<![\w./-]){_STREET}[ \t]*[,·|–-][ \t]*{_TAIL}")
-_TAIL_ALONE = re.compile(rf"(?:^|(?<=[,·|:;(\t])|(?<=[,·|:;(] )|(?<=  )){_TAIL}", re.MULTILINE)
+_TOWN = rf"(?P<city>{_TOWN_WORD}(?:[ \t]+{_TOWN_WORD}){{0,3}})"
+_ZIP = r"(?P<zip>\d{5}(?:-\d{4})?)(?![\w-])"
+_WITH_STREET = re.compile(rf"(?<![\w./-]){_STREET}[ \t]*[,·|–-][ \t]*{_TOWN},?[ \t]+(?P<state>{_STATES})"
+                          rf"[ \t]+{_ZIP}")
+# Without a street: a comma between the town and the state, and no code that is also a word or a
+# degree ("Patient ID 12345", "Heparin SC 10000 units", "John Smith, MD 41234")
+_PLAIN_STATES = "|".join(s for s in _STATES.split("|") if s not in {"ID", "IN", "OK", "OR", "ME", "HI", "DE",
+                                                                   "AS", "MD", "PA", "DC", "SC", "VI", "GU"})
+_TAIL_ALONE = re.compile(rf"(?:^|(?<=[,·|:;(\t])|(?<=[,·|:;(] )|(?<=  )){_TOWN},[ \t]+"
+                         rf"(?P<state>{_PLAIN_STATES})[ \t]+{_ZIP}", re.MULTILINE)
+# a town overlapping a name or an institution the merge found is no town ("Signed: John Smith, NY
+# 10021" stays a person and is echoed; "Mercy Hospital Des Moines, IA 50314" stays a hospital)
+_NOT_A_TOWN = frozenset({Category.PER, Category.ORG})
 
 _PARTS = (("street", Label.STREET), ("city", Label.CITY), ("state", Label.LOCATION), ("zip", Label.POSTCODE))
 _SOURCE = "rules.us_address"
 
 
-def _addresses(text: str) -> list[re.Match[str]]:
-    """Every address line's match, those with a street first; none overlapping, in order."""
-    found = list(_WITH_STREET.finditer(text))
-    ends = [m.end() for m in found]
+def _addresses(text: str, spans: Sequence[Span]) -> list[re.Match[str]]:
+    """Every address line's match, those with a street first, none overlapping, in order; none
+    whose town overlaps a name or an institution."""
+    streets = list(_WITH_STREET.finditer(text))
+    ends = [m.end() for m in streets]
+    alone = []
     for m in _TAIL_ALONE.finditer(text):
         i = bisect_right(ends, m.start())  # the first match with a street ending after its start
-        if i == len(found) or found[i].start() >= m.end():
-            found.insert(i, m)
-            ends.insert(i, m.end())
-    return found
+        if i == len(streets) or streets[i].start() >= m.end():
+            alone.append(m)
+    found = sorted(streets + alone, key=lambda m: m.start())
+    blocked = sorted((s.start, s.end) for s in spans if s.label.category in _NOT_A_TOWN)
+    starts = [s for s, _ in blocked]
+    keep = []
+    for m in found:
+        # the merged spans do not overlap each other: the last few starting before the town's end
+        # are the only ones that can reach into it
+        i = bisect_right(starts, m.start("city"), hi=bisect_right(starts, m.end("city") - 1))
+        last = bisect_right(starts, m.end("city") - 1)
+        if not any(m.start("city") < e for _, e in blocked[max(0, i - 4) : last]):
+            keep.append(m)
+    return keep
 
 
 def _overlapping(matches: Sequence[re.Match[str]], ends: Sequence[int], span: Span) -> list[re.Match[str]]:
     hit = []
-    for m in matches[bisect_right(ends, span.start) :]:
-        if m.start() >= span.end:
+    for i in range(bisect_right(ends, span.start), len(matches)):  # no slice: a copy per span was quadratic
+        if matches[i].start() >= span.end:
             break
-        hit.append(m)
+        hit.append(matches[i])
     return hit
 
 
@@ -100,7 +121,7 @@ def read_us_addresses(spans: Sequence[Span], text: str, language: str) -> list[S
     the spans it overlapped cut to what lies outside it."""
     if language != "en":
         return list(spans)
-    matches = _addresses(text)
+    matches = _addresses(text, spans)
     if not matches:
         return list(spans)
     ends = [m.end() for m in matches]
@@ -111,8 +132,8 @@ def read_us_addresses(spans: Sequence[Span], text: str, language: str) -> list[S
             out.append(span)
             continue
         pieces = [span]
-        for m in hit:
-            pieces = [p for piece in pieces for p in _outside(piece, m.start(), m.end())]
+        for m in hit:  # in order: only the last piece can reach the next address
+            pieces.extend(_outside(pieces.pop(), m.start(), m.end()))
         out.extend(_trimmed(p, text) for p in pieces if any(c.isalnum() for c in text[p.start : p.end]))
     for m in matches:
         parts = m.groupdict()

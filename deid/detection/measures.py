@@ -122,7 +122,7 @@ _UK_DURATIONS = frozenset({7, 12, 52})
 # - 3/7"); "~" before it is an approximation ("for ~6/12")
 # (a dose's frequency in any case: "PO bd 7/7", "qds prn 5/7"; the short words that are English
 # words or a date's preposition, "on", "od", only in capitals)
-_DOSE_FREQUENCY = r"(?-i:OD|ON|PO|IV|SC|IM)|BD|TDS|QDS|PRN|BID|TID|QID|nocte|mane"
+_DOSE_FREQUENCY = r"(?-i:OD|ON|PO|IV|SC|IM)|BD|TDS|QDS|PRN|nocte|mane"  # British: not BID, TID, QID
 _UK_BEFORE = re.compile(r"(?:\b(?:for|in|within|over|after|x|past|last|since)\s*~?\s*|(?<![\w~])~\s*|"
                         rf"\b(?:{_DOSE_FREQUENCY})\s*[-–:]?\s*)$", re.IGNORECASE)
 # a whole course after "x" or a dose's frequency ("Cefalexin 500mg TDS x 7/7", "monitor x 7/7"):
@@ -161,8 +161,7 @@ _E_OVER_E = re.compile(r"E\s?/\s?e['’]?\s*:?\s*\d{1,2}(?:[.,]\d)?")
 _NODES_AFTER = re.compile(r"\s*(?:LNs?|nodes?|lymph\s+nodes?|ganglions?|ganglios?)\b", re.IGNORECASE)
 # joints out of the DAS28's 28 ("8/28 tender and 5/28 swollen joints", "6/28 articulations
 # douloureuses")
-_JOINTS_AFTER = re.compile(r"\s*(?:tender|swollen|painful|joints?|articulations?|articulaciones|"
-                           r"douloureuses|gonfl[ée]es|synovites?|dolorosas|tumefactas)\b", re.IGNORECASE)
+_JOINTS_AFTER = re.compile(r"\s*(?:tender|swollen|articulations?|articulaciones)\b", re.IGNORECASE)
 # a fetal head's fifths palpable ("3/5 palpable")
 _PALPABLE_AFTER = re.compile(r"\s*(?:palpable|palp)\b", re.IGNORECASE)
 # pain named earlier in the sentence ("pain migrated to the RLQ, now 8/10"), unless a word that
@@ -274,7 +273,8 @@ def _proven_alone(text: str, start: int, end: int, a: int, b: int, language: str
         return True
     if b == 5 and a <= b and _PALPABLE_AFTER.match(text, end):
         return True
-    if b == 28 and a <= b and _JOINTS_AFTER.match(text, end):
+    if b == 28 and a <= b and _JOINTS_AFTER.match(text, end) and not _DATE_WORD_BEFORE.search(
+            text, max(0, start - 12), start):  # "seen on 2/28 swollen R ankle" is a day
         return True
     if a <= b and _NODES_AFTER.match(text, end):  # "pN1b (3/19 LN)": nodes involved of those found
         return True

@@ -201,14 +201,13 @@ _PARTS_OF_DAY = frozenset({
     "afternoon", "days", "shift", "shifts", "turno", "poste", "garde",
 })  # fmt: skip
 # ... nor a unit of time or a word that points at one, without its number or its day ("last" of "last
-# night", "month", "this AM"), nor a part of a period without it ("mid" of "mid-60s", "fin" of "fin
-# de matinée"): a season, a holiday, "weekend" are dates in the gold and not here
+# night", "month", "this AM"): a season, a holiday, "weekend" are dates in the gold and not here
 _BARE_TIME_WORDS = frozenset({
     "last", "next", "this", "ago", "since", "same", "month", "months", "year", "years", "week", "weeks",
-    "day", "hour", "hours", "am", "pm", "mid", "early", "late", "end", "mi", "debut", "fin", "mediados",
-    "principios", "finales",
+    "day", "hour", "hours", "am", "pm",
 })  # fmt: skip
-_PERIOD_PARTS = frozenset({"mid", "early", "late", "mi", "debut", "fin"})
+# a part of a period alone before a hyphen and a number ("mid" of "mid-60s", "mi" of "mi-2019")
+_PERIOD_PARTS = frozenset({"mid", "early", "late", "mi", "debut", "fin", "mediados", "principios", "finales"})
 _DIGIT_AFTER_HYPHEN = re.compile(r"[-‑]\d")
 _LINKS = frozenset({"de", "du", "la", "el", "the", "of", "in"})
 

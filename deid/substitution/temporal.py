@@ -616,7 +616,7 @@ def _aggregated(t: tx.Temporal) -> bool:
 def _over_89(t: tx.Temporal) -> str:
     """"92 ans", "quatre-vingt-douze ans" -> "90+ ans": the Safe Harbor category, in the mention's
     own words (a number written out is written "90+" too: "quatre-vingt-dix+" reads as nothing)."""
-    template = re.sub(r"\{(?:N|W|Wc)\}", f"{SAFE_HARBOR_AGE}+", t.template, count=1)
+    template = re.sub(r"\{N10\}(?:['’]?s)?|\{(?:N|W|Wc)\}", f"{SAFE_HARBOR_AGE}+", t.template, count=1)
     return tx.render(replace(t, template=template, amount=SAFE_HARBOR_AGE))
 
 

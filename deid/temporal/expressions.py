@@ -631,7 +631,7 @@ def render(t: Temporal) -> str:
         if name in ("N",):
             return str(t.amount)
         if name == "N10":
-            return str(t.amount // 10 * 10)
+            return str(max(10, t.amount // 10 * 10))  # "10s" at the least, never "0s"
         if name in ("W", "Wc"):
             s = _written(t.lang, t.amount, sg)
             return s[:1].upper() + s[1:] if name == "Wc" else s

@@ -129,6 +129,9 @@ def test_a_course_after_a_lower_case_frequency_and_a_joint_count_are_no_dates(te
 @pytest.mark.parametrize(("text", "mark"), [
     ("Clinic on 5/7 in the morning", "5/7"),  # "on" in lower case is a date's word, no frequency
     ("Rheumatology review 8/28 at clinic", "8/28"),  # no joints' word after the mark: a date
+    ("seen on 2/28 swollen R ankle", "2/28"),  # a date's word before the mark outweighs it
+    ("Keflex 500 mg QID 7/12, stop 7/19", "7/12"),  # an American frequency: the course's day
+    ("Doxycycline 100 mg BID 7/7 - 7/14", "7/7"),
 ])  # fmt: skip
 def test_a_date_beside_those_words_stays_a_date(text: str, mark: str) -> None:
     assert not measurement(text, *_at(text, mark), "en")

@@ -103,3 +103,6 @@ def test_a_part_of_a_period_alone_is_no_date_but_a_month_after_it_is() -> None:
     march = text.rindex("March")
     spans = [_at(text, "mid", Label.DATE), Span(march, march + 5, Label.DATE, "ner")]
     assert _kept(spans, text, "en") == {"March"}
+    other = "Due by the end of the month, late last year."
+    assert _kept([_at(other, "end of the month", Label.DATE), _at(other, "late last year", Label.DATE)],
+                 other, "en") == {"end of the month", "late last year"}

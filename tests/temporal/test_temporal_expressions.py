@@ -313,4 +313,6 @@ def test_an_age_s_decade_is_rendered_as_a_decade(text: str) -> None:
     assert t is not None and t.amount == 80
     assert render(replace(t, amount=79)) == text.replace("80", "70")
     assert render(replace(t, amount=91)) == text.replace("80", "90")
-    assert render(replace(parse("83", "en", age=True), amount=79)) == "79"  # a plain age stays exact
+    assert render(replace(t, amount=4)) == text.replace("80", "10")  # never "0s"
+    plain = parse("83", "en", age=True)
+    assert plain is not None and render(replace(plain, amount=79)) == "79"  # a plain age stays exact
