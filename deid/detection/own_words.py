@@ -514,7 +514,8 @@ _LIST_NUMBER_AFTER = re.compile(r"[.)][ \t]")
 # a hospital day ("day 5-7", "POD 2", "J3"), a range of a duration ("9-12 months", "24-48h"), a
 # tube's gauge ("24 Fr"), a value and its unit ("958 mGy.cm"), a floor or a ward of a building
 # ("9th floor", "3er piso", "8 West"), a school year or grade ("1st yr", "2nd grade"), a doctor's
-# training grade ("ST5", "FY1"), gravidity and parity ("G2P2002"), a public helpline ("111",
+# training grade ("ST5", "FY1"), gravidity and parity ("G2P2002"), a gauge, weeks of amenorrhoea or
+# a count of people after a number alone ("19 French", "31 SA", "2 older brothers"), a public helpline ("111",
 # "3114", "988"), a French clock ("11h42"), an article of a code of law ("art. L3212-3")
 _HOSPITAL_DAY_BEFORE = re.compile(r"\b(?:day|POD|J|D|d[íi]a|jour)[ \t]*#?[ \t]*$", re.IGNORECASE)
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[ \t]?[-–][ \t]?\d{1,2})?")
@@ -522,6 +523,14 @@ _DURATION_RANGE_AFTER = re.compile(
     r"[ \t]?[-–][ \t]?\d{1,3}[ \t]?(?:h|hrs?|hours?|days?|d|weeks?|wks?|months?|mo|mths?|years?|yrs?|"
     r"jours?|semaines?|mois|ans|d[íi]as|semanas|meses|años)\b", re.IGNORECASE)
 _GAUGE = re.compile(r"\d{1,2}[ \t]?(?:Fr|F|Ch|G)")
+# ... a gauge, a French pregnancy's weeks of amenorrhoea or a count of people after the number alone
+# ("a 19 French Blake drain", "31 SA + 2 j", "2 older brothers", "des 4 enfants", "3 hijos")
+_COUNTED = (
+    r"[ \t]+(?:French\b|Fr\b|SA\b|(?:(?:older|younger|grown|adult|little|petits?|grands?|jeunes)[ \t]+)?"
+    r"(?:children|kids|brothers|sisters|sons|daughters|siblings|grandchildren|grandkids|enfants|fr[èe]res|"
+    r"s[œo]eurs|filles|petits-enfants|hijos|hijas|hermanos|hermanas|nietos|nietas)\b)")
+_COUNTED_AFTER = re.compile(_COUNTED)
+_COUNTED_SPAN = re.compile(r"\d{1,2}" + _COUNTED)  # the model took the noun too ("4 enfants")
 _UNIT_AFTER = re.compile(r"[ \t]?(?:mGy|Gy|mg|mcg|µg|kg|g|ml|mL|cm|mm|mmHg|bpm|UI|U/L|mmol|kPa|°C|%)(?![\w])")
 _NUMBER = re.compile(r"\d{1,5}(?:[.,]\d{1,3})?")
 _FLOOR = re.compile(
@@ -571,6 +580,9 @@ def _says_what_it_counts(span: Span, text: str) -> bool:
     if _FLOOR.fullmatch(words) and not _STREET_AFTER.match(text, span.end):
         return True
     if _NUMBER.fullmatch(words) and _UNIT_AFTER.match(text, span.end):
+        return True
+    if (_COUNTED_SPAN.fullmatch(words)
+            or (words.isdigit() and len(words) <= 2 and _COUNTED_AFTER.match(text, span.end))):
         return True
     if _SMALL_NUMBERS.fullmatch(words) is None:
         return False

@@ -106,3 +106,14 @@ def test_a_part_of_a_period_alone_is_no_date_but_a_month_after_it_is() -> None:
     other = "Due by the end of the month, late last year."
     assert _kept([_at(other, "end of the month", Label.DATE), _at(other, "late last year", Label.DATE)],
                  other, "en") == {"end of the month", "late last year"}
+
+
+def test_a_number_that_counts_people_or_weeks_or_a_gauge_is_no_age() -> None:
+    en = "Lives w/ parents, 2 older brothers. A 19 French Blake drain was placed. Son is 12."
+    spans = [_at(en, "2", Label.AGE), _at(en, "19", Label.AGE), _at(en, "12", Label.AGE)]
+    assert _kept(spans, en, "en") == {"12"}
+    fr = "Patiente de 32 ans, G5P4, 31 SA + 2 j. Il s'occupe des 4 enfants."
+    spans = [_at(fr, "32 ans", Label.AGE), _at(fr, "31", Label.AGE), _at(fr, "4 enfants", Label.AGE)]
+    assert _kept(spans, fr, "fr") == {"32 ans"}
+    uk = "Chapeltown Road, Leeds LS7 4SA"
+    assert _kept([_at(uk, "4SA", Label.POSTCODE)], uk, "en") == {"4SA"}
