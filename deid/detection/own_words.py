@@ -820,6 +820,24 @@ def _clinical_english(span: Span, text: str) -> bool:
     return False
 
 
+# A clinician's degrees and memberships of three letters or more ("Jane Doe, PA-C", "MBChB MRCGP"):
+# alone, a credential names no one (two-letter ones are also initials: "OT RN" are a recorder's
+# initials in the gold, "MA" is Massachusetts); and a team's role in small letters ("(fellow)")
+_CREDENTIALS = frozenset({
+    "mrcgp", "frcp", "mrcp", "frcs", "frcr", "frcpath", "frcog", "mrcog", "mrcpsych", "mrcs", "mbbs", "mbchb",
+    "pa-c", "crna", "pharmd", "lcsw", "aprn", "dnp", "facs", "facp", "faafp", "rgn", "rmn", "bsn", "msn",
+})  # fmt: skip
+_SMALL_ROLES = frozenset({"fellow", "attending", "resident", "intern", "registrar", "consultant", "scribe"})
+_CREDENTIAL_WORD = re.compile(r"[\w-]+")
+
+
+def _credentials_only(words: str) -> bool:
+    found = _CREDENTIAL_WORD.findall(words)
+    if len(found) == 1 and found[0] in _SMALL_ROLES:
+        return True
+    return bool(found) and all(w.lower() in _CREDENTIALS for w in found)
+
+
 def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset[str] = frozenset()) -> bool:
     """Whether the model's ``span`` is proven no PHI by its own words (module docstring);
     ``kinship_phi``: the languages whose relatives named by a kinship word alone are PHI."""
@@ -831,6 +849,8 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         words = text[span.start : span.end]
     # a room or bed number read as a date, an identifier, a phone or an age is none of them; read as a
     # place it stays (the proof on every label lost one realistic dev mention: recall first)
+    if _credentials_only(words):
+        return True
     if category in _ROOM_MISREAD_AS and _room_number(span, text):
         return True
     if category is not Category.PER and _says_what_it_counts(span, text):

@@ -291,6 +291,8 @@ class UsPlaceRecognizer(RegexRecognizer):
     _HOSPITAL = re.compile(rf"(?<![\w'’])(?P<phi>{_CAP}(?:[ ]{_CAP}){{0,3}}[ ]{_HOSPITAL_KIND})\b")
     _CITY = re.compile(rf"\b(?P<city>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?),\s(?P<state>{'|'.join(_STATES)})\b(?!\w)")
     _NOT_NAME = re.compile(r"(?:The|A|An|To|At|In|From|Pt|Patient|Transferred|Admitted|Seen)\s", re.ASCII)
+    _NUMBER_AFTER = re.compile(r"[ \t]*[#:]?[ \t]*\d")
+    _IDAHO_ZIP = re.compile(r"[ \t]+83[2-8]\d\d(?!\d)")  # Idaho's ZIP codes: 832xx-838xx
 
     def find(self, text: str, language: str) -> list[Span]:
         if language != "en":
@@ -304,6 +306,9 @@ class UsPlaceRecognizer(RegexRecognizer):
             if start < m.end() and not re.fullmatch(_HOSPITAL_KIND, text[start : m.end()]):
                 out.append(Span(start, m.end(), Label.HOSPITAL, source))
         for m in self._CITY.finditer(text):
+            if m["state"] == "ID" and self._NUMBER_AFTER.match(text, m.end()) and not self._IDAHO_ZIP.match(
+                    text, m.end()):
+                continue  # "Thuy, ID 30418": a name and an identifier's label, not Idaho
             out.append(Span(m.start("city"), m.end("city"), Label.CITY, source))
             out.append(Span(m.start("state"), m.end("state"), Label.LOCATION, source))
         return sorted(out)

@@ -117,3 +117,12 @@ def test_a_number_that_counts_people_or_weeks_or_a_gauge_is_no_age() -> None:
     assert _kept(spans, fr, "fr") == {"32 ans"}
     uk = "Chapeltown Road, Leeds LS7 4SA"
     assert _kept([_at(uk, "4SA", Label.POSTCODE)], uk, "en") == {"4SA"}
+
+
+def test_a_credential_or_a_team_role_in_small_letters_alone_names_no_one() -> None:
+    text = ("Jane Doe, PA-C\nDr A Khan MBChB MRCGP\n"
+            "Dr. Nguyen (fellow) saw pt. OT RN recorded. Fellow Smith.")
+    spans = [_at(text, "PA-C", Label.LOCATION), _at(text, "MBChB MRCGP", Label.HOSPITAL),
+             _at(text, "fellow", Label.STAFF), _at(text, "OT RN", Label.STAFF),
+             _at(text, "Fellow Smith", Label.STAFF)]
+    assert _kept(spans, text, "en") == {"OT RN", "Fellow Smith"}

@@ -124,3 +124,10 @@ def test_a_nurse_or_therapist_by_role_and_name_is_staff(text: str, name: str) ->
                                   "RN Assessment done at 0800", "RN Will see pt at 1400"])
 def test_which_nurse_is_no_name(text: str) -> None:
     assert EnglishNameRecognizer().find(text, "en") == []
+
+
+def test_an_id_label_after_a_name_is_no_idaho_but_idaho_with_its_zip_is() -> None:
+    places = RuleDetector(["us_places"])
+    text = "interpreter used (Thuy, ID 30418). Lives in Boise, ID 83702. Moved from Boise, ID in May."
+    found = [(text[s.start : s.end], s.label.value) for s in places.find(text, "en")]
+    assert found == [("Boise", "CITY"), ("ID", "LOCATION"), ("Boise", "CITY"), ("ID", "LOCATION")]
