@@ -517,7 +517,11 @@ _LIST_NUMBER_AFTER = re.compile(r"[.)][ \t]")
 # training grade ("ST5", "FY1"), gravidity and parity ("G2P2002"), a gauge, weeks of amenorrhoea or
 # a count of people after a number alone ("19 French", "31 SA", "2 older brothers"), a public helpline ("111",
 # "3114", "988"), a French clock ("11h42"), an article of a code of law ("art. L3212-3")
-_HOSPITAL_DAY_BEFORE = re.compile(r"\b(?:day|POD|J|D|d[íi]a|jour)[ \t]*#?[ \t]*$", re.IGNORECASE)
+# (not "el día 12", "le jour 12": a day of the month; a session or a cycle counts too: "Session 9")
+_HOSPITAL_DAY_BEFORE = re.compile(r"\b(?:day|POD|J|D|(?<!el )(?<!al )d[íi]a|(?<!le )jour|session|s[ée]ance|"
+                                  r"sesi[óo]n|cycle|ciclo|cure)[ \t]*#?[ \t]*$", re.IGNORECASE)
+# ... or the count's word inside the span ("(Day 5)", "Day 3 ?exac COPD")
+_COUNT_SPAN = re.compile(r"(?:day|POD|session|cycle)[ \t]*#?[ \t]*\d{1,2}\)?", re.IGNORECASE)
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[ \t]?[-–][ \t]?\d{1,2})?")
 _DURATION_RANGE_AFTER = re.compile(
     r"[ \t]?[-–][ \t]?\d{1,3}[ \t]?(?:h|hrs?|hours?|days?|d|weeks?|wks?|months?|mo|mths?|years?|yrs?|"
@@ -583,6 +587,8 @@ def _says_what_it_counts(span: Span, text: str) -> bool:
         return True
     if (_COUNTED_SPAN.fullmatch(words)
             or (words.isdigit() and len(words) <= 2 and _COUNTED_AFTER.match(text, span.end))):
+        return True
+    if _COUNT_SPAN.fullmatch(words):
         return True
     if _SMALL_NUMBERS.fullmatch(words) is None:
         return False
@@ -766,13 +772,16 @@ _YEAR = re.compile(r"(?:19|20)\d\d(?:[-–/](?:19|20)?\d\d)?")
 _EDITION_AFTER = re.compile(
     r"[ \t]+(?:[A-Za-z0-9/&\-]+[ \t]+){0,2}?(?:protocol|guidelines?|criteria|classification|season|"
     r"(?-i:ACC/AHA|AHA/ACC|ESC|NICE|ADA|KDIGO|GOLD|WHO|ASA|ESH|BTS|SIGN|ACR|EULAR))\b", re.IGNORECASE)
-_EDITION_BEFORE = re.compile(r"\b(?:Act|Regulations?|Code|revised|edition)[ \t]+$")
+# ... or after the body or the equation it is an edition of ("CKD-EPI 2021", "KDIGO 2022", "AASLD 2018")
+_EDITION_BEFORE = re.compile(r"(?:\b(?:Act|Regulations?|Code|revised|edition)|(?<![\w-])(?-i:CKD-EPI|KDIGO|"
+                             r"ADA|AASLD|ASCO(?:/CAP)?|ESC|NICE|GOLD|EULAR|EULAR/ACR|ACR|ACR/EULAR|WHO|NCCN|IDSA|"
+                             r"AJCC|FIGO|GINA|ACOG|ESMO|ESH|BTS|SIGN))[ \t]+$")
 
 
 def _edition_year(span: Span, text: str) -> bool:
     if _YEAR.fullmatch(text, span.start, span.end) is None:
         return False
-    return bool(_EDITION_AFTER.match(text, span.end) or _EDITION_BEFORE.search(text, max(0, span.start - 16),
+    return bool(_EDITION_AFTER.match(text, span.end) or _EDITION_BEFORE.search(text, max(0, span.start - 20),
                                                                                 span.start))
 
 

@@ -126,3 +126,21 @@ def test_a_credential_or_a_team_role_in_small_letters_alone_names_no_one() -> No
              _at(text, "fellow", Label.STAFF), _at(text, "OT RN", Label.STAFF),
              _at(text, "Fellow Smith", Label.STAFF)]
     assert _kept(spans, text, "en") == {"OT RN", "Fellow Smith"}
+
+
+def test_a_session_s_or_a_cycle_s_number_is_no_date_but_the_spanish_day_of_the_month_is() -> None:
+    en = "Session 9 - 11/03/25. COMMUNITY MIDWIFERY - POSTNATAL HOME VISIT (Day 5)"
+    spans = [_at(en, "9", Label.DATE), _at(en, "11/03/25", Label.DATE), _at(en, "Day 5)", Label.DATE)]
+    assert _kept(spans, en, "en") == {"11/03/25"}
+    es = "Sonda retirada el día 12 con débito < 100. Metilpred (día 3/5)."
+    spans = [_at(es, "12", Label.DATE)]
+    assert _kept(spans, es, "es") == {"12"}
+
+
+def test_a_year_after_a_guideline_s_body_dates_the_guideline() -> None:
+    text = "eGFR 38 (CKD-EPI 2021). Recommended by KDIGO 2022. Meets criteria (AASLD 2018). Dx in 2018."
+    aasld, last = text.index("2018"), text.rindex("2018")
+    spans = [_at(text, "2021", Label.DATE), _at(text, "2022", Label.DATE),
+             Span(aasld, aasld + 4, Label.DATE, "ner"), Span(last, last + 4, Label.DATE, "ner")]
+    kept = [text[s.start : s.end] for s in drop_own_words(spans, text, "en")]
+    assert kept == ["2018"] and drop_own_words(spans, text, "en")[0].start == last
