@@ -13,7 +13,8 @@ found (a town, a state and a ZIP in that order are an address).
 
 English notes only. The town needs a left edge (the street, a line's start, a comma, a bar, a
 colon or two blanks) so that "seen at Mercy Hospital Des Moines IA 50314" does not make the
-hospital's words a town. Linear in the note: every repeat is bounded.
+hospital's words a town. Linear in the note: every repeat is bounded, every run of blanks possessive
+(two runs side by side around an optional "#" split a long run in every way: quadratic).
 """
 
 from __future__ import annotations
@@ -23,35 +24,31 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from deid.labels import Category, Label
+from deid.rules.us import STATE_CODES
 from deid.spans import Span
 
-# The Postal Service's codes of the states, the District and the territories (MD and PA too: with a
-# ZIP code after them they are no degrees)
-_STATES = (
-    "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|"
-    "NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|GU|VI|AS|MP"
-)
+_STATES = "|".join(STATE_CODES)
 _SUFFIX = (r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Dr|Drive|Ln|Lane|Way|Ct|Court|Pl|Place|Pkwy|"
            r"Parkway|Hwy|Highway|Ter|Terrace|Cir|Circle|Trl|Trail|Loop|Pike|Sq|Square|Row|Rte|Route|Run|"
            r"Path|Aly|Alley|Plz|Plaza|Xing|Crossing)\.?")
 _DIRECTION = r"(?:[NSEW]|NE|NW|SE|SW)\.?"
 # a word of the street's name: a capitalised word or a number ("19 Mile", "82nd", "W 10th")
 _STREET_WORD = r"(?:[A-Z][A-Za-z'’.-]{0,20}|\d{1,3}(?:st|nd|rd|th)?)"
-_UNIT = (r"(?:,?[ \t]*(?:Apt|Unit|Ste|Suite|Fl|Floor|Rm|Room|Bldg|Lot|Trlr|#)\.?[ \t]*#?[ \t]*[\w-]{1,6}"
-         r"|,[ \t]*\d{1,2}(?:st|nd|rd|th)[ \t]+(?:Fl|Floor)\.?)")
-_STREET = (rf"(?P<street>\d{{1,6}}(?:-\d{{1,4}})?[A-Z]?[ \t]+(?:{_DIRECTION}[ \t]+)?"
-           rf"(?:{_STREET_WORD}[ \t]+){{0,4}}{_SUFFIX}(?:[ \t]+{_DIRECTION})?{_UNIT}?)")
+_UNIT = (r"(?:,?[ \t]*+(?:Apt|Unit|Ste|Suite|Fl|Floor|Rm|Room|Bldg|Lot|Trlr|#)\.?[ \t]*+#?[ \t]*+[\w-]{1,6}"
+         r"|,[ \t]*+\d{1,2}(?:st|nd|rd|th)[ \t]++(?:Fl|Floor)\.?)")
+_STREET = (rf"(?P<street>\d{{1,6}}(?:-\d{{1,4}})?[A-Z]?[ \t]++(?:{_DIRECTION}[ \t]++)?"
+           rf"(?:{_STREET_WORD}[ \t]++){{0,4}}{_SUFFIX}(?:[ \t]++{_DIRECTION})?{_UNIT}?)")
 _TOWN_WORD = r"[A-Z][A-Za-z'’.-]{1,24}"
-_TOWN = rf"(?P<city>{_TOWN_WORD}(?:[ \t]+{_TOWN_WORD}){{0,3}})"
+_TOWN = rf"(?P<city>{_TOWN_WORD}(?:[ \t]++{_TOWN_WORD}){{0,3}})"
 _ZIP = r"(?P<zip>\d{5}(?:-\d{4})?)(?![\w-])"
-_WITH_STREET = re.compile(rf"(?<![\w./-]){_STREET}[ \t]*[,·|–-][ \t]*{_TOWN},?[ \t]+(?P<state>{_STATES})"
-                          rf"[ \t]+{_ZIP}")
+_WITH_STREET = re.compile(rf"(?<![\w./-]){_STREET}[ \t]*+[,·|–-][ \t]*+{_TOWN},?[ \t]++(?P<state>{_STATES})"
+                          rf"[ \t]++{_ZIP}")
 # Without a street: a comma between the town and the state, and no code that is also a word or a
 # degree ("Patient ID 12345", "Heparin SC 10000 units", "John Smith, MD 41234")
 _PLAIN_STATES = "|".join(s for s in _STATES.split("|") if s not in {"ID", "IN", "OK", "OR", "ME", "HI", "DE",
                                                                    "AS", "MD", "PA", "DC", "SC", "VI", "GU"})
-_TAIL_ALONE = re.compile(rf"(?:^|(?<=[,·|:;(\t])|(?<=[,·|:;(] )|(?<=  )){_TOWN},[ \t]+"
-                         rf"(?P<state>{_PLAIN_STATES})[ \t]+{_ZIP}", re.MULTILINE)
+_TAIL_ALONE = re.compile(rf"(?:^|(?<=[,·|:;(\t])|(?<=[,·|:;(] )|(?<=  )){_TOWN},[ \t]++"
+                         rf"(?P<state>{_PLAIN_STATES})[ \t]++{_ZIP}", re.MULTILINE)
 # a town overlapping a name or an institution the merge found is no town ("Signed: John Smith, NY
 # 10021" stays a person and is echoed; "Mercy Hospital Des Moines, IA 50314" stays a hospital)
 _NOT_A_TOWN = frozenset({Category.PER, Category.ORG})

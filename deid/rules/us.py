@@ -277,6 +277,9 @@ _STATES = [
     "WY",
     "DC",
 ]
+# Every code of the Postal Service, MD and PA too (with a ZIP code after them they are no degrees),
+# with the territories: what a full address line may name (``deid.detection.addresses``)
+STATE_CODES: tuple[str, ...] = (*_STATES, "MD", "PA", "PR", "GU", "VI", "AS", "MP")
 
 
 @register("us_places", priority=66)
@@ -291,8 +294,8 @@ class UsPlaceRecognizer(RegexRecognizer):
     _HOSPITAL = re.compile(rf"(?<![\w'’])(?P<phi>{_CAP}(?:[ ]{_CAP}){{0,3}}[ ]{_HOSPITAL_KIND})\b")
     _CITY = re.compile(rf"\b(?P<city>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?),\s(?P<state>{'|'.join(_STATES)})\b(?!\w)")
     _NOT_NAME = re.compile(r"(?:The|A|An|To|At|In|From|Pt|Patient|Transferred|Admitted|Seen)\s", re.ASCII)
-    _NUMBER_AFTER = re.compile(r"[ \t]*[#:]?[ \t]*\d")
-    _IDAHO_ZIP = re.compile(r"[ \t]+83[2-8]\d\d(?!\d)")  # Idaho's ZIP codes: 832xx-838xx
+    _NUMBER_AFTER = re.compile(r"[ \t]*+[#:]?[ \t]*+\d")  # possessive: linear on a long run of blanks
+    _IDAHO_ZIP = re.compile(r"[ \t]++83[2-8]\d\d(?!\d)")  # Idaho's ZIP codes: 832xx-838xx
 
     def find(self, text: str, language: str) -> list[Span]:
         if language != "en":

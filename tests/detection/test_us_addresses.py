@@ -117,3 +117,16 @@ def test_a_long_run_of_near_addresses_is_read_in_linear_time(unit: str, wide: bo
     # (2k and 20k pieces: at 40k, 1.2M characters, memory, not the step, read x16 for a linear run)
     small, large = min(cost(2_000) for _ in range(5)), min(cost(20_000) for _ in range(3))
     assert large / max(small, 1e-4) < 15  # ten times the input, well under a hundred times the time
+
+
+@pytest.mark.parametrize(("head", "tail"), [("1 Aa St Apt", "."), ("1 Aa St", "."), ("Aa", ", NY 1")])
+def test_one_long_run_of_blanks_inside_an_address_is_read_in_linear_time(head: str, tail: str) -> None:
+    def cost(n: int) -> float:
+        text = head + " " * n + tail
+        t = time.thread_time()
+        read_us_addresses([], text, "en")
+        return time.thread_time() - t
+
+    # "[ \t]*#?[ \t]*" of a unit split 8k blanks in every way: 1.8 s, x4 for twice the run
+    small, large = min(cost(20_000) for _ in range(5)), min(cost(200_000) for _ in range(3))
+    assert large / max(small, 1e-4) < 15

@@ -190,7 +190,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "us_phone": {"en": ("1-", "(1) ", "+1 ")},
     "us_date": {"en": ("on 1/1 ", "- 1/1 ", "'1", "1-Mar-", "dictated 1/1 ", after("on"), after("-- 1/1"))},
     "titled_name": {"en": ("dr a ", "MR. AA ", "Aa-", "Dr Aa-", after("Dr."))},
-    "us_places": {"en": ("A-", "-A", "St. ", "Aa, ", "Ward 1 ", "Aa-", after("Ward"))},
+    "us_places": {"en": ("A-", "-A", "St. ", "Aa, ", "Ward 1 ", "Aa-", after("Ward"), "Aa, ID ", "Aa, ID 1 ",
+                         after("Aa, ID"), after("Aa, ID", " ", "1"))},
     "en_names": {
         "en": ("A-", "-a", "Aa-", "Pt Aa ", "name: ", "son Aa ", "Aa (", "- Aa ", "\na ", after("name:"),
                after("Pt"), after("-"), after("\na")),
