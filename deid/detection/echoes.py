@@ -35,6 +35,7 @@ four capitals or fewer spreads nothing: a misread abbreviation must not be repla
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -135,6 +136,10 @@ def _other_initials(name: str) -> set[str]:
         if i == len(orders) - 1 and len(named) == 3 and len(tokens) == 3 and len(tokens[1]) == 1:
             # a middle initial left out ("Raymond J Kowalczyk": "RK"; not the "N'" of "Aminata N'Diaye")
             choices.append([named[0], named[2]])
+        if (i == 0 and len(named) == 2 and len(tokens) == 3 and len(tokens[1]) == 1 and tokens[1].isupper()
+                and tokens[0] == named[0] and tokens[2] == named[1]):
+            # a middle initial that is also a particle's letter ("Cheryl A. Boatwright": "CAB")
+            choices.append([named[0], tokens[1], named[1]])
         for words in choices:
             letters = "".join(w[0] for w in words).upper()
             if 2 <= len(letters) <= 4:
@@ -221,6 +226,8 @@ class _Known:
     given: dict[str, Label] = field(default_factory=dict)  # folded given names met, their forms in ``forms``
     lower_names: bool = False
     lower_seen: set[str] = field(default_factory=set)  # folded words of name spans in lower case
+    # initials -> where the names that give them end (a signature line's "Name, RN   nm   date")
+    owner_ends: dict[str, list[int]] = field(default_factory=dict)
     language: str = ""
 
     def add_org(self, s: Span, found: Sequence[str]) -> None:
@@ -258,11 +265,12 @@ class _Known:
         for compound in _compound_given_names():
             if f" {compound} " in folded:  # "María Teresa" is "Maite"
                 self._add(_hypocoristics()[compound], s.label)
-        if (ini := _initials(found)) is not None:
-            self.initials.setdefault(ini, s.label)
+        given = [ini] if (ini := _initials(found)) is not None else []
         if len(found) >= 2:
-            for ini in sorted(_other_initials(text[s.start : s.end])):
-                self.initials.setdefault(ini, s.label)
+            given += sorted(_other_initials(text[s.start : s.end]))
+        for ini in given:
+            self.initials.setdefault(ini, s.label)
+            self.owner_ends.setdefault(ini, []).append(s.end)
 
     def _add_forms(self, w: str, f: str, found: Sequence[str], label: Label) -> None:
         if f in self.given:
@@ -280,6 +288,8 @@ class _Known:
             self.forms.setdefault(nick, label)
 
     def settle(self) -> None:
+        for ends in self.owner_ends.values():
+            ends.sort()
         # the note writes a name in lower case: a known given name, or a word of a name it also
         # writes capitalised ("ARJUN MENON" in the header, "arjun menon" on the pot's label)
         self.lower_names = self.lower_names or any(
@@ -312,8 +322,11 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         label = _echo_label(w, words, forms, initials, language)
         end = m.end()
         signer = initials.get(w.upper()) if w.islower() else known.signed.get(w)
-        if label is None and signer is not None and _signs_alone(text, m.start(), m.end()):
-            # "D. Halvorsen RN", then "dh" alone; "N/Réf : VA/SL", then "frappé le 21/05 - SL"
+        if label is None and signer is not None and (
+                _signs_alone(text, m.start(), m.end())
+                or (w.islower() and _signs_entry(text, m.start(), m.end(), known.owner_ends.get(w.upper(), ())))):
+            # "D. Halvorsen RN", then "dh" alone; "N/Réf : VA/SL", then "frappé le 21/05 - SL";
+            # "Dana Holt, RN   dh   3/2/24 0745"
             added.append(Span(m.start(), end, signer, SOURCE, 1.0))
             continue
         if label is None and (owner := _POSSESSIVE.fullmatch(w)) is not None:
@@ -385,6 +398,33 @@ def _signs_alone(text: str, start: int, end: int) -> bool:
 
 
 _SIGNATURE_DASH = re.compile(r"[ \t][/\-–—][ \t]*$")
+
+# What may follow a signer's lower-case initials on their line: a closing bracket, credentials in
+# capitals, "signed", the entry's date and clock, then the line's end or a remark in brackets
+# ("dh RN", "dh   3/2/24 0745", "dh   signed 10/25/22 1730", "(dh)", "Nuit (dh) :")
+_SIGN_TAIL = re.compile(
+    r"\)?+(?:[ \t,]++(?:[A-Z]{2,5}+\b|signed\b|completed\b|reviewed\b|\d{1,4}+(?:[/.:h-]\d{1,4}+){0,2}+\b))*+"
+    r"[ \t.:]*+(?:\(|\n|$)")
+# ... and what may stand before them on their line: nothing, a dash, a slash, a table's column bar,
+# an opening bracket or an "initials:" field ("— dh", "| dh", "(dh)", "initials: dh")
+_SIGN_LEAD = re.compile(r"(?:(?m:^)|[|(/\-–—]|\b(?i:initials?|init)[ \t]*:)[ \t]*+$")
+_COLUMN_GAP = re.compile(r"(?:[ \t]{2,}|\t)$")
+
+
+def _signs_entry(text: str, start: int, end: int, owner_ends: Sequence[int]) -> bool:
+    """Lower-case initials of a detected name that sign an entry (issue 29): followed on their line
+    by credentials, a date or a clock only, and preceded by a signature's lead or, after a column's
+    gap, by the very name they stand for earlier on the line ("Dana Holt, RN (on-call)   dh
+    10/19/24 0655"; not "Amy Tran saw her at 1400")."""
+    if not 2 <= end - start <= 4 or _SIGN_TAIL.match(text, end) is None:
+        return False
+    line_start = max(text.rfind("\n", 0, start) + 1, start - 120)
+    if _SIGN_LEAD.search(text, max(line_start, start - 20), start):
+        return True
+    if _COLUMN_GAP.search(text, max(line_start, start - 8), start) is None:
+        return False
+    i = bisect.bisect_right(owner_ends, start)  # the last name ending before them: on their line?
+    return i > 0 and owner_ends[i - 1] >= line_start
 
 
 _TYPIST_AFTER = re.compile(r"/[^\W\d_]{2,4}\b|[ \t]*/[ \t]*(?:Dr|Mr|Mrs|Ms|Miss|Prof)\b")

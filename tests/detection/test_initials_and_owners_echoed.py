@@ -100,3 +100,41 @@ def test_a_practice_read_as_a_person_does_not_echo_its_kind_word() -> None:
     text = "GP: Bryn Eithin Surgery\nThoracic Surgery, Ward 7\nDATE OF SURGERY: 12/09/2023\nBryn came in."
     out = echo_names([at(text, "Bryn Eithin Surgery", Label.STAFF)], text, "en")
     assert [text[s.start : s.end] for s in out if s.source == "echo"] == ["Bryn"]
+
+
+@pytest.mark.parametrize(("text", "name", "expected"), [
+    ("Reported by: Dana Holt, LPN  dh   3/2/24 0745\nReviewed: MT RN", "Dana Holt", ["dh"]),
+    ("Bethany Kirchner, APRN   bk   12/3/19 1520", "Bethany Kirchner", ["bk"]),
+    ("Nurse Amy Tran.\n 1308 | 128/70 | 1.90   | at\n", "Amy Tran", ["at"]),
+    ("Mo Wells LPN on shift.\n0900 meds given. — mw LPN\n0940 walked. — mw\n", "Mo Wells", ["mw", "mw"]),
+    ("Helen Kerr (path)\nTime in formalin 10:52. (hk)\n", "Helen Kerr", ["hk"]),
+    ("Jolene Vrba, RN\ninitials: jv   completed 02/16/2024 1552", "Jolene Vrba", ["jv"]),
+    ("Cheryl A. Boatwright, RN, WCC   cab\nlate addendum 1420", "Cheryl A. Boatwright", ["cab"]),
+])
+def test_lower_case_initials_that_sign_an_entry_beside_its_date_are_the_signer(
+        text: str, name: str, expected: list[str]) -> None:
+    assert echoed(text, name) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Amy Tran saw her at 1400\n",  # the name on the line, but no column's gap: a word
+    "Amy Tran RN. pain at 4/10 at rest\n",
+    "Amy Tran RN.\n 1338 | 104 | at  c/o cramp\n",  # words after them: not a signature's tail
+])
+def test_lower_case_initials_in_running_text_are_not_a_signature(text: str) -> None:
+    assert echoed(text, "Amy Tran") == []
+
+
+def test_signature_initials_are_read_in_linear_time_on_a_note_full_of_signed_entries() -> None:
+    import time
+
+    def cost(n: int) -> float:
+        unit = "Dana Holt, RN   dh   3/2/24 0745 RN RN 12 12\n0800 dh dh — dh\n"
+        text = unit * n
+        spans = [Span(i * len(unit), i * len(unit) + 9, Label.STAFF, "ner", 1.0) for i in range(n)]
+        t = time.perf_counter()
+        echo_names(spans, text, "en")
+        return time.perf_counter() - t
+
+    small, large = min(cost(500) for _ in range(3)), min(cost(5000) for _ in range(2))
+    assert large / small < 20
