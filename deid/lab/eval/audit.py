@@ -172,7 +172,8 @@ def words(s: str) -> list[str]:
 
 
 # Words inside a gold mention that identify no one on their own: titles, the kind of institution,
-# of street or of unit, words around a date. They may stay ("Hôpital [PER]", "last [DATE]",
+# of street or of unit, words around a date, a preposition and the unit of an age ("in [DATE]",
+# "[AGE] weeks", "semana del [DATE]", "cabinet infirmier [ORG]"). They may stay ("Hôpital [PER]", "last [DATE]",
 # "[LOC] Rd"); the words that name (the person, the town, the street's own name) may not.
 _GENERIC_TEXT = """
 mr mrs ms miss dr dra drs mme mlle m pr prof sr sra srta dna don dona md rn np pa do phd mx
@@ -191,6 +192,11 @@ night morning evening afternoon weekend week semaine semana dernier derniere pro
 pasado pasada proximo proxima noche manana tarde soir matin nuit fin debut end beginning
 finales principios mediados comienzos imagerie radiologie laboratoire biologie analyses imaging
 radiology laboratory lab associates rehab rehabilitation
+in on at del al au aux en por para pour sur
+day days week weeks month months year years jour jours semaines mois an ans annee annees dia dias
+semanas mes meses ano anos
+infirmier infirmiers infirmiere infirmieres ssiad had mayores maiores meddygfa feddygfa pharmacie
+pharmacy farmacia
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 

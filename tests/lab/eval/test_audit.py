@@ -100,6 +100,14 @@ def test_a_practice_s_kind_and_a_date_s_qualifier_are_no_leak_but_their_names_ar
             for f in mention_leaks(note.note_id, m, note.text, kept.replaced, "placeholder")] == ["pays auge"]
 
 
+def test_a_preposition_and_the_unit_of_an_age_are_no_leak_but_an_institutions_own_word_is() -> None:
+    note = _note("Seen in June; baby now 16 weeks. Home-Start Leeds North visits.", [
+        ("in June", "DATE", "2024-06"), ("16 weeks", "AGE", "0"), ("Home-Start Leeds North", "ORG", "")])
+    a = _audit(note, [("June", "[DATE]"), ("16", "[AGE]"), ("Leeds North", "[LOC]")])
+    assert [f.detail for m in note.mentions
+            for f in mention_leaks(note.note_id, m, note.text, a.replaced, "placeholder")] == ["start"]
+
+
 def test_a_person_rendered_two_ways_and_a_gender_flip_are_broken_facts() -> None:
     people = {"p1": Person("patient", "F")}
     n1 = _note("Mme Ginette BERTHIER, vue.", [("Ginette BERTHIER", "PATIENT", "p1")], people=people)
