@@ -325,6 +325,9 @@ def _full(ref: str) -> date | None:
 
 # ------------------------------------------------------------------------------- broken facts
 
+_FOUR_DIGIT_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
 @dataclass
 class _Seen:
     note_id: str
@@ -341,13 +344,16 @@ def broken_facts(audits: Sequence[NoteAudit], genders: dict[str, str],
     for a in audits:
         order = "mdy" if a.note.country == "US" else "dmy"
         pivot = int(a.note.document_date[:4]) + 1
+        # a two-digit year of the output is read as its reader reads it: in the century of the
+        # output's own latest four-digit year (dates a timeline moved past the true note's year)
+        out_pivot = max([int(y) for y in _FOUR_DIGIT_YEAR.findall(a.output)] + [pivot - 1]) + 1
         for m in a.note.mentions:
             out = output_region(a.note.text, a.replaced, m.start, m.end)[0]
             seen = _Seen(a.note.note_id, m, out)
             if m.label in PERSON_LABELS:
                 persons[m.ref].append(seen)
             if m.label in DATE_LABELS and (true := _full(m.ref)) and read_date(m.text, order, pivot) == true:
-                got = read_date(out, order, pivot)
+                got = read_date(out, order, out_pivot)
                 if got is not None and out != m.text:
                     dates.append((true, got, seen))
         found += _ages(a, order)

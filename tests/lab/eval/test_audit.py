@@ -127,6 +127,15 @@ def test_dates_out_of_order_across_notes_are_a_broken_fact() -> None:
     assert [f.kind for f in broken_facts([swapped], {}, None)] == ["date_order"]
 
 
+def test_a_two_digit_year_of_the_output_is_read_in_the_century_of_the_outputs_own_years() -> None:
+    n1 = _note("Admis le 12/03/2024, revu le 20/03/24.",
+               [("12/03/2024", "DATE", "2024-03-12"), ("20/03/24", "DATE", "2024-03-20")])
+    moved = _audit(n1, [("12/03/2024", "02/04/2026"), ("20/03/24", "09/04/26")])  # 2026, not 1926
+    assert broken_facts([moved], {}, None) == []
+    swapped = _audit(n1, [("12/03/2024", "02/04/2026"), ("20/03/24", "09/04/25")])
+    assert [f.kind for f in broken_facts([swapped], {}, None)] == ["date_order"]
+
+
 def test_a_changed_clinical_number_and_an_age_against_its_birth_date() -> None:
     note = _note("Née le 02/05/1941, 82 ans. EVA 4/10.",
                  [("02/05/1941", "BIRTH_DATE", "1941-05-02"), ("82 ans", "AGE", "82")], date="2024-03-15")
