@@ -328,6 +328,12 @@ def _full(ref: str) -> date | None:
 _FOUR_DIGIT_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
+def _output_pivot(a: NoteAudit) -> int:
+    """A two-digit year of the output is read as its reader reads it: in the century of the output's
+    own latest four-digit year (dates a timeline moved past the true note's year), else the note's."""
+    return max([int(y) for y in _FOUR_DIGIT_YEAR.findall(a.output)] + [int(a.note.document_date[:4])]) + 1
+
+
 @dataclass
 class _Seen:
     note_id: str
@@ -344,9 +350,7 @@ def broken_facts(audits: Sequence[NoteAudit], genders: dict[str, str],
     for a in audits:
         order = "mdy" if a.note.country == "US" else "dmy"
         pivot = int(a.note.document_date[:4]) + 1
-        # a two-digit year of the output is read as its reader reads it: in the century of the
-        # output's own latest four-digit year (dates a timeline moved past the true note's year)
-        out_pivot = max([int(y) for y in _FOUR_DIGIT_YEAR.findall(a.output)] + [pivot - 1]) + 1
+        out_pivot = _output_pivot(a)
         for m in a.note.mentions:
             out = output_region(a.note.text, a.replaced, m.start, m.end)[0]
             seen = _Seen(a.note.note_id, m, out)
@@ -423,6 +427,10 @@ def _ages(a: NoteAudit, order: str) -> list[Finding]:
                           doc.year + 1)
     if out_birth is None:
         return []
+    # the reader counts the surrogate age on the note's surrogate date, where the note writes its date
+    out_doc = next((d for m in a.note.mentions if m.label == "DATE" and m.ref == a.note.document_date
+                    and (d := read_date(output_region(a.note.text, a.replaced, m.start, m.end)[0], order,
+                                        _output_pivot(a))) is not None), doc)
     found = []
     for m in ages:
         if abs(_years(born, doc) - int(m.ref)) > 0:
@@ -431,10 +439,10 @@ def _ages(a: NoteAudit, order: str) -> list[Finding]:
         digits = re.findall(r"\d+", out)
         if len(digits) != 1 or "+" in out or re.search(r"mois|mes|month|sem|week|d[íi]a|day|jour", out, re.I):
             continue  # "90+": Safe Harbor's aggregate; an age in months or weeks is not in years
-        want = _years(out_birth, doc)
+        want = _years(out_birth, out_doc)
         if abs(int(digits[0]) - want) > 1:
             found.append(Finding(a.note.note_id, "age_birth", "AGE", m.text, out,
-                                 f"surrogate birth date {out_birth} gives {want} on {doc}"))
+                                 f"surrogate birth date {out_birth} gives {want} on {out_doc}"))
     return found
 
 

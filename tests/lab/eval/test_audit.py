@@ -144,6 +144,16 @@ def test_a_changed_clinical_number_and_an_age_against_its_birth_date() -> None:
     assert kinds == ["age_birth", "clinical_value"]  # born 1939, 84 in March 2024, not 82
 
 
+def test_an_age_is_read_against_the_notes_surrogate_date_where_the_note_writes_it() -> None:
+    note = _note("Le 15/03/2024. Née le 02/05/1941, 82 ans.",
+                 [("15/03/2024", "DATE", "2024-03-15"), ("02/05/1941", "BIRTH_DATE", "1941-05-02"),
+                  ("82 ans", "AGE", "82")], date="2024-03-15")
+    moved = _audit(note, [("15/03/2024", "20/06/2027"), ("02/05/1941", "02/05/1941"), ("82 ans", "86 ans")])
+    assert broken_facts([moved], {}, None) == []  # 86 on the note's surrogate date, 20 June 2027
+    stale = _audit(note, [("15/03/2024", "20/06/2027"), ("02/05/1941", "02/05/1941"), ("82 ans", "82 ans")])
+    assert [f.kind for f in broken_facts([stale], {}, None)] == ["age_birth"]
+
+
 def test_a_surrogate_town_with_a_postcode_of_another_town_is_a_broken_address() -> None:
     note = _note("12 rue X, 69003 Lyon", [("69003", "POSTCODE", "a1"), ("Lyon", "CITY", "a1")])
     good = _audit(note, [("69003", "13008"), ("Lyon", "Marseille")])
