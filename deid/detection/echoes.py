@@ -322,9 +322,10 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         label = _echo_label(w, words, forms, initials, language)
         end = m.end()
         signer = initials.get(w.upper()) if w.islower() else known.signed.get(w)
+        owners = known.owner_ends.get(w.upper(), ()) if w.islower() else None
         if label is None and signer is not None and (
                 _signs_alone(text, m.start(), m.end())
-                or (w.islower() and _signs_entry(text, m.start(), m.end(), known.owner_ends.get(w.upper(), ())))):
+                or (owners is not None and _signs_entry(text, m.start(), m.end(), owners))):
             # "D. Halvorsen RN", then "dh" alone; "N/Réf : VA/SL", then "frappé le 21/05 - SL";
             # "Dana Holt, RN   dh   3/2/24 0745"
             added.append(Span(m.start(), end, signer, SOURCE, 1.0))

@@ -32,6 +32,24 @@ _WEEKDAY = {
 _FULL_MONTH = {lang: month_regex(lang, full_only=True) for lang in MONTHS}
 
 
+# A weekday, written whole or abbreviated, then the day of the month (and its month): an entry's date
+# in a nursing log or a visit's ("jue 11 —", "lun 22/1", "mer 03/07 7h50", "Thurs 4/18 @ 10:15",
+# "viernes 19"). English abbreviations only capitalised ("Sat" opens "Sat in chair"), never before a
+# percentage or a unit ("Sat 94%", "Fri 9 AM" of "Mon-Fri 9 AM-1 PM").
+_WEEKDAY_WORD = {
+    "fr": r"(?i:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mar|mer|jeu|ven|sam|dim)",
+    "es": r"(?i:lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo|lun|mar|mi[ée]|jue|vie|"
+          r"s[áa]b|dom)",
+    "en": r"(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|"
+          r"Sat|Sun|MON|TUES?|WED|THU(?:RS?)?|FRI|SAT|SUN)",
+}
+
+
+def _weekday_day(language: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + _WEEKDAY_WORD[language] + r"\.?,?[ \t]++[0-3]?\d(?:/[01]?\d(?:/\d{2,4})?)?"
+                      r"(?![\d/:%]|[.,]\d|[ \t]*+(?i:%|mg|ml|am\b|pm\b|a\.m|p\.m|h\b|hrs?\b|min))")
+
+
 def _numeric_ok(a: int, b: int) -> bool:
     """Day/month or month/day (US order, or a slip in a European note) within range."""
     return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
@@ -148,6 +166,7 @@ class DateRecognizer(RegexRecognizer):
             # en mars, début juin -> the month
             re.compile(r"\b(?:en|depuis|début|fin|mi-|courant|mois d[e'])\s*(?P<phi>" + _FULL_MONTH["fr"]
                        + r")(?!\s+\d)", _I),
+            _weekday_day("fr"),
         ),
         "es": (
             # 3 de abril de 2018, 13-noviembre-2017, 3 abril 2018, 24 de mayo
@@ -178,6 +197,9 @@ class DateRecognizer(RegexRecognizer):
             # en el mes de marzo, en marzo -> the month
             re.compile(r"\b(?:en|desde|hasta|mes\s+de|principios\s+de|finales\s+de|mediados\s+de)\s+"
                        r"(?P<phi>" + _FULL_MONTH["es"] + r")(?!\s+\d)", _I),
+            _weekday_day("es"),
+            # a month's abbreviation and a two-digit year ("dic-23 a feb-24", "ITB 0,95 (nov/23)")
+            re.compile(r"\b(?:ene|feb|mar|abr|may|jun|jul|ago|sept?|oct|nov|dic)[-/]\d{2}(?![\w/-])", _I),
         ),
         "en": (
             # February 26, 2020; Feb 3rd 2020; March 5
@@ -207,6 +229,7 @@ class DateRecognizer(RegexRecognizer):
             re.compile(r"\b(?:in|since|until|early|late|mid-|month\s+of)\s+(?P<phi>(?=(?-i:[A-Z]))"
                        + _FULL_MONTH["en"]
                        + r")(?!\s+\d)", _I),
+            _weekday_day("en"),
         ),
     }
 

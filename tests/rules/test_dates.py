@@ -52,6 +52,14 @@ D = Label.DATE
         ("Prélevé le 1 2 0 6 2 0 8 1 au matin.", "fr", "1 2 0 6 2 0 8 1"),
         ("Revu le 23022018, stable.", "fr", "23022018"),
         ("Cure C4 16/09 bien tolérée.", "fr", "16/09"),
+        # a weekday, whole or abbreviated, then the day of the month: an entry's date
+        ("Curas.\n\njue 11 — vendaje bien.", "es", "jue 11"),
+        ("Se cura el viernes 19. Sin signos.", "es", "viernes 19"),
+        ("Curas.\nlun 22/1 — 3,6 x 2,4 cm.", "es", "lun 22/1"),
+        ("Transmissions\nmer 03/07 7h50 — levée.", "fr", "mer 03/07"),
+        ("Nurse visit Thurs 4/18 @ 10:15.", "en", "Thurs 4/18"),
+        # a Spanish month's abbreviation and a two-digit year
+        ("FOLFIRINOX x 6 ciclos (oct-22 a mar-23).", "es", "oct-22"),
     ],
 )
 def test_date_is_found_with_exact_offsets(find: Find, text: str, lang: str, surface: str) -> None:
@@ -69,6 +77,9 @@ def test_date_is_found_with_exact_offsets(find: Find, text: str, lang: str, surf
         ("Le 32/13/2020 est impossible.", "fr"),  # out of range
         ("Version 1.2.3 du logiciel.", "fr"),
         ("Hospital Universitario 12 de Octubre.", "es"),  # a hospital's name
+        ("Sat 94% on RA, sat in chair.", "en"),  # a saturation, not Saturday
+        ("Home attendant Mon-Fri 9 AM-1 PM.", "en"),  # a clock, not a day of the month
+        ("sat 12 in the chair", "en"),  # an English abbreviation only capitalised
     ],
 )
 def test_non_dates_are_not_flagged(find: Find, text: str, lang: str) -> None:

@@ -80,9 +80,12 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "nir_unkeyed": {"fr": ("1 ", "1.", "1-")},
     "date": {
         "*": ("1-1-", "2020 - ", "et al. ", after("DOB")),
-        "fr": ("1 mars ", after("le"), "du 1 au ", after("du 1"), "1/2 ", after("1/")),
-        "es": ("3 de ", after("3 de"), "el 1/1 ", "TARDE 1/1 ", "1 al ", after("1 al"), after("el")),
-        "en": ("Feb 1 ", after("Feb 1"), "Feb 1 - ", after("Feb 1 to"), "resumed 1/1 ", after("resumed")),
+        "fr": ("1 mars ", after("le"), "du 1 au ", after("du 1"), "1/2 ", after("1/"), "lun 1 ",
+               after("lun")),
+        "es": ("3 de ", after("3 de"), "el 1/1 ", "TARDE 1/1 ", "1 al ", after("1 al"), after("el"),
+               "jue 1/1 ", after("jue"), "dic-2"),
+        "en": ("Feb 1 ", after("Feb 1"), "Feb 1 - ", after("Feb 1 to"), "resumed 1/1 ", after("resumed"),
+               "Mon 1 ", after("Sat")),
     },
     "relative_date": {
         "fr": ("il y a ", after("il y a")),

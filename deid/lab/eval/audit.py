@@ -173,8 +173,8 @@ def words(s: str) -> list[str]:
 
 # Words inside a gold mention that identify no one on their own: titles, the kind of institution,
 # of street or of unit, words around a date, a preposition and the unit of an age ("in [DATE]",
-# "[AGE] weeks", "semana del [DATE]", "cabinet infirmier [ORG]"). They may stay ("Hôpital [PER]", "last [DATE]",
-# "[LOC] Rd"); the words that name (the person, the town, the street's own name) may not.
+# "[AGE] weeks", "semana del [DATE]", "cabinet infirmier [ORG]"). They may stay ("Hôpital [PER]",
+# "last [DATE]", "[LOC] Rd"); the words that name (the person, the town, the street's own name) may not.
 _GENERIC_TEXT = """
 mr mrs ms miss dr dra drs mme mlle m pr prof sr sra srta dna don dona md rn np pa do phd mx
 monsieur madame docteur doctor doctora professeur senor senora sir hopital hospital hospitalier
