@@ -136,10 +136,6 @@ def _other_initials(name: str) -> set[str]:
         if i == len(orders) - 1 and len(named) == 3 and len(tokens) == 3 and len(tokens[1]) == 1:
             # a middle initial left out ("Raymond J Kowalczyk": "RK"; not the "N'" of "Aminata N'Diaye")
             choices.append([named[0], named[2]])
-        if (i == 0 and len(named) == 2 and len(tokens) == 3 and len(tokens[1]) == 1 and tokens[1].isupper()
-                and tokens[0] == named[0] and tokens[2] == named[1]):
-            # a middle initial that is also a particle's letter ("Cheryl A. Boatwright": "CAB")
-            choices.append([named[0], tokens[1], named[1]])
         for words in choices:
             letters = "".join(w[0] for w in words).upper()
             if 2 <= len(letters) <= 4:
@@ -147,6 +143,19 @@ def _other_initials(name: str) -> set[str]:
             if i == 0 and len(letters) >= 4:  # a span run over a word after the name ("... Hosp")
                 forms.add(letters[:3])
     return forms - _CLINICAL_ABBREVIATIONS
+
+
+def _middle_initials(name: str) -> str | None:
+    """The three letters of a name with a middle initial that is also a word ("Cheryl A. Boatwright":
+    "CAB", its "A" read as the article): a signature's initials only, never an echo in running text,
+    where such letters are often an abbreviation ("LAD", "MAP")."""
+    tokens = [t.strip(".,") for t in name.split()]
+    if len(tokens) != 3 or len(tokens[1]) != 1 or not tokens[1].isupper():
+        return None
+    first, last = tokens[0], tokens[2]
+    if not (_name_part(first) and _name_part(last) and first[:1].isupper() and last[:1].isupper()):
+        return None
+    return (tokens[0][0] + tokens[1] + tokens[2][0]).upper()
 
 
 def _name_part(word: str) -> bool:
@@ -228,6 +237,7 @@ class _Known:
     lower_seen: set[str] = field(default_factory=set)  # folded words of name spans in lower case
     # initials -> where the names that give them end (a signature line's "Name, RN   nm   date")
     owner_ends: dict[str, list[int]] = field(default_factory=dict)
+    signing: dict[str, Label] = field(default_factory=dict)  # initials that count only where they sign
     language: str = ""
 
     def add_org(self, s: Span, found: Sequence[str]) -> None:
@@ -271,6 +281,9 @@ class _Known:
         for ini in given:
             self.initials.setdefault(ini, s.label)
             self.owner_ends.setdefault(ini, []).append(s.end)
+        if (middle := _middle_initials(text[s.start : s.end])) is not None and middle not in self.initials:
+            self.signing.setdefault(middle, s.label)
+            self.owner_ends.setdefault(middle, []).append(s.end)
 
     def _add_forms(self, w: str, f: str, found: Sequence[str], label: Label) -> None:
         if f in self.given:
@@ -321,11 +334,11 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         w = m.group()
         label = _echo_label(w, words, forms, initials, language)
         end = m.end()
-        signer = initials.get(w.upper()) if w.islower() else known.signed.get(w)
-        owners = known.owner_ends.get(w.upper(), ()) if w.islower() else None
+        lower = w.islower()
+        signer = (initials.get(w.upper()) or known.signing.get(w.upper())) if lower else known.signed.get(w)
         if label is None and signer is not None and (
-                _signs_alone(text, m.start(), m.end())
-                or (owners is not None and _signs_entry(text, m.start(), m.end(), owners))):
+                (_signs_alone(text, m.start(), m.end()) and (w.upper() in initials or not lower))
+                or (lower and _signs_entry(text, m.start(), m.end(), known.owner_ends.get(w.upper(), ())))):
             # "D. Halvorsen RN", then "dh" alone; "N/Réf : VA/SL", then "frappé le 21/05 - SL";
             # "Dana Holt, RN   dh   3/2/24 0745"
             added.append(Span(m.start(), end, signer, SOURCE, 1.0))
@@ -389,9 +402,10 @@ def _signs_alone(text: str, start: int, end: int) -> bool:
     if not 2 <= end - start <= 4:
         return False
     line_end = text.find("\n", end, end + 40)
-    rest = text[end : len(text) if line_end < 0 else line_end]
-    if rest.strip(" \t.") or (line_end < 0 and len(text) > end + 40):
-        return False  # more on the line after it
+    if line_end < 0 and len(text) > end + 40:
+        return False  # more on the line after it (never copy the rest of a long text per word)
+    if text[end : len(text) if line_end < 0 else line_end].strip(" \t."):
+        return False
     if _SIGNATURE_DASH.search(text, max(0, start - 4), start):
         return True
     line_start = text.rfind("\n", max(0, start - 40), start) + 1
@@ -408,7 +422,15 @@ _SIGN_TAIL = re.compile(
     r"[ \t.:]*+(?:\(|\n|$)")
 # ... and what may stand before them on their line: nothing, a dash, a slash, a table's column bar,
 # an opening bracket or an "initials:" field ("— dh", "| dh", "(dh)", "initials: dh")
-_SIGN_LEAD = re.compile(r"(?:(?m:^)|[|(/\-–—]|\b(?i:initials?|init)[ \t]*:)[ \t]*+$")
+_SIGN_LEAD = re.compile(r"(?:(?m:^)|(?:(?m:^)|[ \t])[|(/\-–—]|\b(?i:initials?|init)[ \t]*:)[ \t]*+$")
+# Pairs of letters that are also short words, units or abbreviations ("at", "on", "le", "en", "am",
+# "ml", "dl", "hr", "op"): initials only after a column's gap beside the very name they stand for
+_SHORT_WORDS = frozenset({
+    "at", "on", "in", "to", "of", "or", "by", "is", "it", "as", "an", "be", "do", "go", "he", "if", "me",
+    "my", "no", "so", "up", "us", "we", "am", "pm", "op", "ml", "dl", "hr", "mg", "kg", "cm", "mm", "iv",
+    "po", "pr", "le", "la", "de", "du", "un", "et", "ou", "se", "si", "ne", "en", "el", "al", "es", "lo",
+    "mi", "tu", "ya", "ha", "os", "ir", "va", "vu", "eu", "il", "ce", "sa", "ma", "ta", "qd",
+})
 _COLUMN_GAP = re.compile(r"(?:[ \t]{2,}|\t)$")
 
 
@@ -419,8 +441,10 @@ def _signs_entry(text: str, start: int, end: int, owner_ends: Sequence[int]) -> 
     10/19/24 0655"; not "Amy Tran saw her at 1400")."""
     if not 2 <= end - start <= 4 or _SIGN_TAIL.match(text, end) is None:
         return False
-    line_start = max(text.rfind("\n", 0, start) + 1, start - 120)
-    if _SIGN_LEAD.search(text, max(line_start, start - 20), start):
+    line_start = max(text.rfind("\n", max(0, start - 120), start) + 1, start - 120)
+    word = text[start:end]
+    if (word not in _SHORT_WORDS and word.upper() not in _CLINICAL_ABBREVIATIONS
+            and _SIGN_LEAD.search(text, max(line_start, start - 20), start)):
         return True
     if _COLUMN_GAP.search(text, max(line_start, start - 8), start) is None:
         return False

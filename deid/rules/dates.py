@@ -34,20 +34,28 @@ _FULL_MONTH = {lang: month_regex(lang, full_only=True) for lang in MONTHS}
 
 # A weekday, written whole or abbreviated, then the day of the month (and its month): an entry's date
 # in a nursing log or a visit's ("jue 11 —", "lun 22/1", "mer 03/07 7h50", "Thurs 4/18 @ 10:15",
-# "viernes 19"). English abbreviations only capitalised ("Sat" opens "Sat in chair"), never before a
-# percentage or a unit ("Sat 94%", "Fri 9 AM" of "Mon-Fri 9 AM-1 PM").
-_WEEKDAY_WORD = {
-    "fr": r"(?i:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mar|mer|jeu|ven|sam|dim)",
-    "es": r"(?i:lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo|lun|mar|mi[ée]|jue|vie|"
-          r"s[áa]b|dom)",
-    "en": r"(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|"
-          r"Sat|Sun|MON|TUES?|WED|THU(?:RS?)?|FRI|SAT|SUN)",
+# "viernes 19"). In small letters or capitalised only ("MAR" is an anaesthetist, "MON" monocytes);
+# never before a percentage, a clock, a range, a unit or a count ("Sat 94%", "Fri 9 AM", "Sat 10-2",
+# "lun 8h30", "Sun 2 hours", "MAR 2 fois", "Mar 3 años").
+_WEEKDAY_WORDS = {
+    "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "lun", "mar", "mer",
+           "jeu", "ven", "sam", "dim"),
+    "es": ("lunes", "martes", "miércoles", "miercoles", "jueves", "viernes", "sábado", "sabado", "domingo",
+           "lun", "mar", "mié", "mie", "jue", "vie", "sáb", "sab", "dom"),
+    "en": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
 }
+_EN_WEEKDAY_ABBREVIATIONS = r"Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun"  # capitalised only: "Sat in chair"
+_DAY = r"(?:3[01]|[12]\d|0?[1-9])"
 
 
 def _weekday_day(language: str) -> re.Pattern[str]:
-    return re.compile(r"\b" + _WEEKDAY_WORD[language] + r"\.?,?[ \t]++[0-3]?\d(?:/[01]?\d(?:/\d{2,4})?)?"
-                      r"(?![\d/:%]|[.,]\d|[ \t]*+(?i:%|mg|ml|am\b|pm\b|a\.m|p\.m|h\b|hrs?\b|min))")
+    words = "|".join(f"[{w[0]}{w[0].upper()}]{w[1:]}" for w in _WEEKDAY_WORDS[language])
+    if language == "en":
+        words += "|" + _EN_WEEKDAY_ABBREVIATIONS
+    return re.compile(r"\b(?:" + words + r")\.?,?[ \t]++" + _DAY + r"(?:/" + _DAY + r"(?:/\d{2,4})?)?"
+                      r"(?![\d/:%]|[.,]\d|[-–]\d|h\d|[ \t]*+(?i:%|mg|ml|am\b|pm\b|a\.m|p\.m|h\b|hours?\b|"
+                      r"hrs?\b|horas?\b|heures?\b|min|to\b|fois\b|veces\b|times\b|a[ñn]os\b|ans\b|a\.|meses\b|"
+                      r"mois\b|years?\b|yrs?\b))")
 
 
 def _numeric_ok(a: int, b: int) -> bool:

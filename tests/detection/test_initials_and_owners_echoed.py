@@ -105,7 +105,8 @@ def test_a_practice_read_as_a_person_does_not_echo_its_kind_word() -> None:
 @pytest.mark.parametrize(("text", "name", "expected"), [
     ("Reported by: Dana Holt, LPN  dh   3/2/24 0745\nReviewed: MT RN", "Dana Holt", ["dh"]),
     ("Bethany Kirchner, APRN   bk   12/3/19 1520", "Bethany Kirchner", ["bk"]),
-    ("Nurse Amy Tran.\n 1308 | 128/70 | 1.90   | at\n", "Amy Tran", ["at"]),
+    ("Nurse Jo Tate.\n 1308 | 128/70 | 1.90   | jt\n", "Jo Tate", ["jt"]),
+    ("Amy Tran RN   at   3/2/24\n", "Amy Tran", ["at"]),  # a short word: beside the name only
     ("Mo Wells LPN on shift.\n0900 meds given. — mw LPN\n0940 walked. — mw\n", "Mo Wells", ["mw", "mw"]),
     ("Helen Kerr (path)\nTime in formalin 10:52. (hk)\n", "Helen Kerr", ["hk"]),
     ("Jolene Vrba, RN\ninitials: jv   completed 02/16/2024 1552", "Jolene Vrba", ["jv"]),
@@ -116,13 +117,19 @@ def test_lower_case_initials_that_sign_an_entry_beside_its_date_are_the_signer(
     assert echoed(text, name) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "Amy Tran saw her at 1400\n",  # the name on the line, but no column's gap: a word
-    "Amy Tran RN. pain at 4/10 at rest\n",
-    "Amy Tran RN.\n 1338 | 104 | at  c/o cramp\n",  # words after them: not a signature's tail
+@pytest.mark.parametrize(("text", "name"), [
+    ("Amy Tran saw her at 1400\n", "Amy Tran"),  # the name on the line, but no column's gap: a word
+    ("Amy Tran RN. pain at 4/10 at rest\n", "Amy Tran"),
+    ("Amy Tran RN.\n 1338 | 104 | at  c/o cramp\n", "Amy Tran"),  # words after them: no signature's tail
+    ("Amy Tran RN.\nRepositioned q2h - at 0200, 0400\n", "Amy Tran"),  # a short word after a dash
+    ("David Lee, RN.\nGlucose 110 mg/dl\n", "David Lee"),  # a unit after a slash
+    ("Olivia Patel RN.\nDay 2 post-op\n", "Olivia Patel"),
+    ("Ann Mills RN.\nWeigh daily (am)\n", "Ann Mills"),
+    ("Olivia Nguyen RN\nDischarged home\non 3/2/24.\n", "Olivia Nguyen"),  # a wrapped line's first word
+    ("Linda A. Dawson, RN\nCath: 80% LAD stenosis.", "Linda A. Dawson"),  # a middle initial: signing only
 ])
-def test_lower_case_initials_in_running_text_are_not_a_signature(text: str) -> None:
-    assert echoed(text, "Amy Tran") == []
+def test_lower_case_initials_in_running_text_are_not_a_signature(text: str, name: str) -> None:
+    assert echoed(text, name) == []
 
 
 def test_signature_initials_are_read_in_linear_time_on_a_note_full_of_signed_entries() -> None:
@@ -137,4 +144,19 @@ def test_signature_initials_are_read_in_linear_time_on_a_note_full_of_signed_ent
         return time.perf_counter() - t
 
     small, large = min(cost(500) for _ in range(3)), min(cost(5000) for _ in range(2))
+    assert large / small < 20
+
+
+def test_signature_initials_on_one_long_line_are_read_in_linear_time() -> None:
+    """Each candidate looked back for its line's start and copied the rest of the text: quadratic
+    on a long line without a break."""
+    import time
+
+    def cost(n: int) -> float:
+        text = "Dana Holt, RN " + "x dh 1 (" * n
+        t = time.perf_counter()
+        echo_names([Span(0, 9, Label.STAFF, "ner", 1.0)], text, "en")
+        return time.perf_counter() - t
+
+    small, large = min(cost(2000) for _ in range(3)), min(cost(20000) for _ in range(2))
     assert large / small < 20

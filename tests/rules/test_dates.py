@@ -58,6 +58,7 @@ D = Label.DATE
         ("Curas.\nlun 22/1 — 3,6 x 2,4 cm.", "es", "lun 22/1"),
         ("Transmissions\nmer 03/07 7h50 — levée.", "fr", "mer 03/07"),
         ("Nurse visit Thurs 4/18 @ 10:15.", "en", "Thurs 4/18"),
+        ("SOC visit Sat 3/23.", "en", "Sat 3/23"),
         # a Spanish month's abbreviation and a two-digit year
         ("FOLFIRINOX x 6 ciclos (oct-22 a mar-23).", "es", "oct-22"),
     ],
@@ -80,6 +81,12 @@ def test_date_is_found_with_exact_offsets(find: Find, text: str, lang: str, surf
         ("Sat 94% on RA, sat in chair.", "en"),  # a saturation, not Saturday
         ("Home attendant Mon-Fri 9 AM-1 PM.", "en"),  # a clock, not a day of the month
         ("sat 12 in the chair", "en"),  # an English abbreviation only capitalised
+        ("Home aide Mon-Fri 9-5, Sat 10-2.", "en"),  # hours of a week, not days of the month
+        ("Aide Mon-Fri 9 to 5, Sun 2 hours.", "en"),
+        ("LYM 25 MON 8 EOS 2", "en"),  # monocytes
+        ("RDV lun 8h30, mar 7h45.", "fr"),  # clocks
+        ("Vu par le MAR 2 fois.", "fr"),  # the anaesthetist
+        ("lun 9 horas de ayuno.", "es"),
     ],
 )
 def test_non_dates_are_not_flagged(find: Find, text: str, lang: str) -> None:

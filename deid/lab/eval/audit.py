@@ -329,9 +329,12 @@ _FOUR_DIGIT_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
 def _output_pivot(a: NoteAudit) -> int:
-    """A two-digit year of the output is read as its reader reads it: in the century of the output's
-    own latest four-digit year (dates a timeline moved past the true note's year), else the note's."""
-    return max([int(y) for y in _FOUR_DIGIT_YEAR.findall(a.output)] + [int(a.note.document_date[:4])]) + 1
+    """A two-digit year of the output is read as its reader reads it: in the century of the latest
+    four-digit year the output's dates write (a timeline moved past the true note's year), else the
+    note's; a street number or a volume elsewhere in the output is no year."""
+    years = [int(y) for m in a.note.mentions if m.label in DATE_LABELS
+             for y in _FOUR_DIGIT_YEAR.findall(output_region(a.note.text, a.replaced, m.start, m.end)[0])]
+    return max([*years, int(a.note.document_date[:4])]) + 1
 
 
 @dataclass
@@ -360,7 +363,7 @@ def broken_facts(audits: Sequence[NoteAudit], genders: dict[str, str],
                 got = read_date(out, order, out_pivot)
                 if got is not None and out != m.text:
                     dates.append((true, got, seen))
-        found += _ages(a, order)
+        found += _ages(a, order, out_pivot)
         found += _clinical_values(a)
         if towns is not None:
             found += _addresses(a, towns)
@@ -413,7 +416,7 @@ def _years(born: date, on: date) -> int:
     return on.year - born.year - ((on.month, on.day) < (born.month, born.day))
 
 
-def _ages(a: NoteAudit, order: str) -> list[Finding]:
+def _ages(a: NoteAudit, order: str, out_pivot: int) -> list[Finding]:
     """An age in years agrees with the birth date of the same note, both as written and as
     rendered, when the gold itself agrees (one birth date, the note's own date)."""
     births = [m for m in a.note.mentions if m.label == "BIRTH_DATE" and _full(m.ref)]
@@ -430,7 +433,7 @@ def _ages(a: NoteAudit, order: str) -> list[Finding]:
     # the reader counts the surrogate age on the note's surrogate date, where the note writes its date
     out_doc = next((d for m in a.note.mentions if m.label == "DATE" and m.ref == a.note.document_date
                     and (d := read_date(output_region(a.note.text, a.replaced, m.start, m.end)[0], order,
-                                        _output_pivot(a))) is not None), doc)
+                                        out_pivot)) is not None), doc)
     found = []
     for m in ages:
         if abs(_years(born, doc) - int(m.ref)) > 0:

@@ -136,6 +136,13 @@ def test_a_two_digit_year_of_the_output_is_read_in_the_century_of_the_outputs_ow
     assert [f.kind for f in broken_facts([swapped], {}, None)] == ["date_order"]
 
 
+def test_a_number_outside_the_dates_does_not_move_the_century_of_a_two_digit_year() -> None:
+    n1 = _note("DOB 03/04/52. Seen 12/05/2024. Intake 2060 ml.",
+               [("03/04/52", "BIRTH_DATE", "1952-04-03"), ("12/05/2024", "DATE", "2024-05-12")])
+    a = _audit(n1, [("03/04/52", "05/06/52"), ("12/05/2024", "20/05/2024")])
+    assert broken_facts([a], {}, None) == []  # 2060 ml is no year: "52" stays 1952
+
+
 def test_a_changed_clinical_number_and_an_age_against_its_birth_date() -> None:
     note = _note("Née le 02/05/1941, 82 ans. EVA 4/10.",
                  [("02/05/1941", "BIRTH_DATE", "1941-05-02"), ("82 ans", "AGE", "82")], date="2024-03-15")
