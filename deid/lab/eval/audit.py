@@ -316,7 +316,7 @@ def read_date(s: str, order: str, pivot: int = 2050) -> date | None:
     return None
 
 
-def _full(ref: str) -> date | None:
+def full_day(ref: str) -> date | None:
     try:
         return date.fromisoformat(ref) if len(ref) == 10 else None
     except ValueError:
@@ -328,7 +328,7 @@ def _full(ref: str) -> date | None:
 _FOUR_DIGIT_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
-def _output_pivot(a: NoteAudit) -> int:
+def output_pivot(a: NoteAudit) -> int:
     """A two-digit year of the output is read as its reader reads it: in the century of the latest
     four-digit year the output's dates write (a timeline moved past the true note's year), else the
     note's; a street number or a volume elsewhere in the output is no year."""
@@ -353,13 +353,14 @@ def broken_facts(audits: Sequence[NoteAudit], genders: dict[str, str],
     for a in audits:
         order = "mdy" if a.note.country == "US" else "dmy"
         pivot = int(a.note.document_date[:4]) + 1
-        out_pivot = _output_pivot(a)
+        out_pivot = output_pivot(a)
         for m in a.note.mentions:
             out = output_region(a.note.text, a.replaced, m.start, m.end)[0]
             seen = _Seen(a.note.note_id, m, out)
             if m.label in PERSON_LABELS:
                 persons[m.ref].append(seen)
-            if m.label in DATE_LABELS and (true := _full(m.ref)) and read_date(m.text, order, pivot) == true:
+            true = full_day(m.ref) if m.label in DATE_LABELS else None
+            if true is not None and read_date(m.text, order, pivot) == true:
                 got = read_date(out, order, out_pivot)
                 if got is not None and out != m.text:
                     dates.append((true, got, seen))
@@ -419,11 +420,11 @@ def _years(born: date, on: date) -> int:
 def _ages(a: NoteAudit, order: str, out_pivot: int) -> list[Finding]:
     """An age in years agrees with the birth date of the same note, both as written and as
     rendered, when the gold itself agrees (one birth date, the note's own date)."""
-    births = [m for m in a.note.mentions if m.label == "BIRTH_DATE" and _full(m.ref)]
+    births = [m for m in a.note.mentions if m.label == "BIRTH_DATE" and full_day(m.ref)]
     ages = [m for m in a.note.mentions if m.label == "AGE" and m.ref.isdigit()]
     if len({m.ref for m in births}) != 1 or not ages:
         return []
-    born = _full(births[0].ref)
+    born = full_day(births[0].ref)
     doc = date.fromisoformat(a.note.document_date)
     assert born is not None
     out_birth = read_date(output_region(a.note.text, a.replaced, births[0].start, births[0].end)[0], order,
