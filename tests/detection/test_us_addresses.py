@@ -115,8 +115,10 @@ def test_a_long_run_of_near_addresses_is_read_in_linear_time(unit: str, wide: bo
             gc.enable()
 
     # (2k and 20k pieces: at 40k, 1.2M characters, memory, not the step, read x16 for a linear run)
+    # (a 2k run takes 5-9 ms: the timer's and the caches' noise read x15 on a linear step, 1 run in 3
+    # on an idle box; a quadratic one reads x100)
     small, large = min(cost(2_000) for _ in range(5)), min(cost(20_000) for _ in range(3))
-    assert large / max(small, 1e-4) < 15  # ten times the input, well under a hundred times the time
+    assert large / max(small, 1e-4) < 30  # ten times the input, well under a hundred times the time
 
 
 @pytest.mark.parametrize(("head", "tail"), [("1 Aa St Apt", "."), ("1 Aa St", "."), ("Aa", ", NY 1")])
