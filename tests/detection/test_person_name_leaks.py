@@ -190,3 +190,17 @@ def test_staff_named_by_role_or_rank_are_staff() -> None:
     spans = _detect(note, "en", {})
     assert not _left(note, spans, ["Brandt", "Lindqvist", "K. Mwangi", "Lena Hoff"])
     assert _covered(note, spans, "Training") is False
+
+
+def test_lower_case_initials_that_sign_timed_entries_are_the_signer_and_a_unit_is_not() -> None:
+    note = (
+        "SNF NURSING PROGRESS NOTE  Rm 214-B\n"
+        "0700 — Resident alert, BS 142 mg/dl, took meds with applesauce. — tq LPN\n"
+        "1130 — Ate 75% lunch, walked to dayroom w/ rollator. — tq\n"
+        "Reported by: Tamsin Quayle, LPN   tq   3/2/24 1500\n"
+        "Reviewed: Marcus Oyelaran, RN   mo   3/2/24 1530\n"
+    )
+    spans = _detect(note, "en", {"Tamsin Quayle": Label.STAFF, "Marcus Oyelaran": Label.STAFF})
+    assert not _left(note, spans, ["Tamsin", "Quayle", "Marcus", "Oyelaran", "tq", "mo"])
+    assert _covered(note, spans, "dl") is False  # the unit of "mg/dl", not a signature
+
