@@ -3,8 +3,9 @@ through the rules and every post-processing step, no model span. Invented for th
 
 from __future__ import annotations
 
+from deid.detection.pipeline import combine
 from deid.labels import Label
-from tests.detection.test_person_name_leaks import _detect
+from deid.rules import RuleDetector
 
 
 def test_a_weekday_and_its_day_heading_a_log_entry_are_a_date_and_a_saturation_is_not() -> None:
@@ -14,6 +15,6 @@ def test_a_weekday_and_its_day_heading_a_log_entry_are_a_date_and_a_saturation_i
         "lun 15 — 4 x 2,8 cm, 50% granulación. EVA 3/10.\n"
         "lun 22/1 — 3,6 x 2,4 cm. Próxima cura vie 26.\n"
     )
-    spans = _detect(note, "es", {})
+    spans = combine(RuleDetector().find(note, "es"), [], note, "es")
     dates = [note[s.start : s.end] for s in spans if s.label is Label.DATE]
     assert dates == ["jue 11", "lun 15", "lun 22/1", "vie 26"]
