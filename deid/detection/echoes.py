@@ -415,10 +415,12 @@ def _signs_alone(text: str, start: int, end: int) -> bool:
 _SIGNATURE_DASH = re.compile(r"[ \t][/\-–—][ \t]*$")
 
 # What may follow a signer's lower-case initials on their line: a closing bracket, credentials in
-# capitals, "signed", the entry's date and clock, then the line's end or a remark in brackets
-# ("dh RN", "dh   3/2/24 0745", "dh   signed 10/25/22 1730", "(dh)", "Nuit (dh) :")
+# capitals, "signed", the entry's date and clock (eight at most: each call reads a bounded stretch,
+# whoever calls it), then the line's end or a remark in brackets ("dh RN", "dh   3/2/24 0745",
+# "dh   signed 10/25/22 1730", "(dh)", "Nuit (dh) :")
 _SIGN_TAIL = re.compile(
-    r"\)?+(?:[ \t,]++(?:[A-Z]{2,5}+\b|signed\b|completed\b|reviewed\b|\d{1,4}+(?:[/.:h-]\d{1,4}+){0,2}+\b))*+"
+    r"\)?+(?:[ \t,]++(?:[A-Z]{2,5}+\b|signed\b|completed\b|reviewed\b|"
+    r"\d{1,4}+(?:[/.:h-]\d{1,4}+){0,2}+\b)){0,8}+"
     r"[ \t.:]*+(?:\(|\n|$)")
 # ... and what may stand before them on their line: nothing, a dash, a slash, a table's column bar,
 # an opening bracket or an "initials:" field ("— dh", "| dh", "(dh)", "initials: dh")

@@ -13,7 +13,9 @@ from typing import ClassVar
 from deid.labels import Label
 from deid.rules.base import ANY, Patterns, RegexRecognizer
 from deid.rules.lexicon import MONTHS, alternation, month_regex, number_phrase
+from deid.rules.names import fold
 from deid.rules.registry import register
+from deid.temporal.lexicon import WEEKDAY_ABBREVIATIONS, WEEKDAYS
 
 _I = re.IGNORECASE
 _NOT_BEFORE = r"(?<![\w/.\-])"
@@ -37,21 +39,19 @@ _FULL_MONTH = {lang: month_regex(lang, full_only=True) for lang in MONTHS}
 # "viernes 19"). In small letters or capitalised only ("MAR" is an anaesthetist, "MON" monocytes);
 # never before a percentage, a clock, a range, a unit or a count ("Sat 94%", "Fri 9 AM", "Sat 10-2",
 # "lun 8h30", "Sun 2 hours", "MAR 2 fois", "Mar 3 años").
-_WEEKDAY_WORDS = {
-    "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "lun", "mar", "mer",
-           "jeu", "ven", "sam", "dim"),
-    "es": ("lunes", "martes", "miércoles", "miercoles", "jueves", "viernes", "sábado", "sabado", "domingo",
-           "lun", "mar", "mié", "mie", "jue", "vie", "sáb", "sab", "dom"),
-    "en": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-}
-_EN_WEEKDAY_ABBREVIATIONS = r"Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun"  # capitalised only: "Sat in chair"
 _DAY = r"(?:3[01]|[12]\d|0?[1-9])"
 
 
 def _weekday_day(language: str) -> re.Pattern[str]:
-    words = "|".join(f"[{w[0]}{w[0].upper()}]{w[1:]}" for w in _WEEKDAY_WORDS[language])
-    if language == "en":
-        words += "|" + _EN_WEEKDAY_ABBREVIATIONS
+    names = {n.lower() for n in WEEKDAYS[language]}
+    short = {a for forms in WEEKDAY_ABBREVIATIONS[language] for a in forms}
+    if language != "en":  # English abbreviations as the lexicon writes them only ("Sat in chair")
+        names |= {a.lower() for a in short}
+        short = set()
+    names |= {fold(n) for n in names}  # "miercoles", "sabado" written without their accents
+    longest_first = sorted(names, key=len, reverse=True)
+    words = "|".join([*(f"[{n[0]}{n[0].upper()}]{re.escape(n[1:])}" for n in longest_first),
+                      *sorted(short, key=len, reverse=True)])
     return re.compile(r"\b(?:" + words + r")\.?,?[ \t]++" + _DAY + r"(?:/" + _DAY + r"(?:/\d{2,4})?)?"
                       r"(?![\d/:%]|[.,]\d|[-–]\d|h\d|[ \t]*+(?i:%|mg|ml|am\b|pm\b|a\.m|p\.m|h\b|hours?\b|"
                       r"hrs?\b|horas?\b|heures?\b|min|to\b|fois\b|veces\b|times\b|a[ñn]os\b|ans\b|a\.|meses\b|"

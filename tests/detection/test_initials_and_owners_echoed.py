@@ -160,3 +160,22 @@ def test_signature_initials_on_one_long_line_are_read_in_linear_time() -> None:
 
     small, large = min(cost(2000) for _ in range(3)), min(cost(20000) for _ in range(2))
     assert large / small < 20
+
+
+def test_a_signatures_tail_is_read_in_bounded_steps_wherever_it_is_tried() -> None:
+    """Tried at every word's end of a long run of credentials and numbers, an unbounded tail read
+    the rest of the run each time: x100 for ten times the input."""
+    import re
+    import time
+
+    from deid.detection.echoes import _SIGN_TAIL
+
+    def cost(n: int) -> float:
+        text = "RN 12 " * n
+        t = time.perf_counter()
+        for m in re.finditer(r"\w+", text):
+            _SIGN_TAIL.match(text, m.end())
+        return time.perf_counter() - t
+
+    small, large = min(cost(2000) for _ in range(3)), min(cost(20000) for _ in range(2))
+    assert large / small < 30
