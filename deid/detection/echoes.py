@@ -238,6 +238,7 @@ class _Known:
     # initials -> where the names that give them end (a signature line's "Name, RN   nm   date")
     owner_ends: dict[str, list[int]] = field(default_factory=dict)
     signing: dict[str, Label] = field(default_factory=dict)  # initials that count only where they sign
+    firsts: dict[str, Label] = field(default_factory=dict)  # folded first words of names of two words or more
     language: str = ""
 
     def add_org(self, s: Span, found: Sequence[str]) -> None:
@@ -270,6 +271,8 @@ class _Known:
                 continue
             self.lower_names = self.lower_names or w.islower()
             self.words.setdefault(f, s.label)
+            if i == 0 and len(found) >= 2 and w[:1].isupper() and not w.isupper():
+                self.firsts.setdefault(f, s.label)
             self._add_forms(w, f, found, s.label)
         folded = f" {' '.join(fold(w) for w in found)} "
         for compound in _compound_given_names():
@@ -322,6 +325,7 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     known.settle()
     if not known.words and not known.initials and not known.signed:
         return spans
+    spans = [_person_not_place(s, text, known.firsts) for s in spans]
     words, forms, initials = known.words, known.forms, known.initials
     added: list[Span] = []
     covered_to, k = 0, 0  # words come in order: one walk over the spans, sorted by start
@@ -353,6 +357,29 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
             continue  # "DOB:", "96% RA": the abbreviation, not a person's initials
         added.append(Span(m.start(), end, label, SOURCE, 1.0))
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
+
+
+# A place's own context: a preposition that puts someone there, or an address's state or postcode
+# after it ("Florence, SC 29501", "Dudley DY2 7RS").
+_LOCATIVE_BEFORE = re.compile(
+    r"(?i:\b(?:in|to|from|at|near|of|à|a|de|d['’]|en|dans|vers|desde|hacia|para|por))[ \t]*$")
+_ADDRESS_AFTER = re.compile(r",?[ \t]*(?:[A-Z]{1,2}\d|[A-Z]{2}\b|\d)")  # a UK postcode, a state, a ZIP
+
+
+def _person_not_place(s: Span, text: str, firsts: dict[str, Label]) -> Span:
+    """A one-word town or place of the model that is the given name a detected person of the note
+    opens with ("granddaughter Mirlande Pierre-Louis ... Haiti, Mirlande will update her"): a person
+    named after a place is a person (the corpus's guideline), unless a preposition or an address
+    around it makes it the place ("lives in Florence", "Florence, SC")."""
+    if s.label not in (Label.CITY, Label.LOCATION) or s.source != "ner":
+        return s
+    word = text[s.start : s.end]
+    label = firsts.get(fold(word))
+    if label is None or _WORD.fullmatch(word) is None or word.isupper():
+        return s
+    if _LOCATIVE_BEFORE.search(text, max(0, s.start - 12), s.start) or _ADDRESS_AFTER.match(text, s.end):
+        return s
+    return Span(s.start, s.end, label, s.source, s.score)
 
 
 def _english_name_word(w: str, language: str) -> bool:

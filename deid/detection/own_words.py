@@ -832,19 +832,58 @@ def _clinical_english(span: Span, text: str) -> bool:
 # A clinician's degrees and memberships of three letters or more ("Jane Doe, PA-C", "MBChB MRCGP"):
 # alone, a credential names no one (two-letter ones are also initials: "OT RN" are a recorder's
 # initials in the gold, "MA" is Massachusetts); and a team's role in small letters ("(fellow)")
+# The list: the degrees, licences and board certifications that US and UK clinicians sign with
+# (the nursing, pharmacy, therapy, social-work, counselling and chaplaincy boards' own abbreviations,
+# the medical royal colleges' post-nominals), three letters or more or hyphenated.
 _CREDENTIALS = frozenset({
-    "mrcgp", "frcp", "mrcp", "frcs", "frcr", "frcpath", "frcog", "mrcog", "mrcpsych", "mrcs", "mbbs", "mbchb",
-    "pa-c", "crna", "pharmd", "lcsw", "aprn", "dnp", "facs", "facp", "faafp", "rgn", "rmn", "bsn", "msn",
+    # UK medical degrees and royal colleges
+    "mrcgp", "frcgp", "frcp", "mrcp", "frcs", "mrcs", "frcr", "frca", "frcpath", "frcog", "mrcog", "mrcpsych",
+    "frcpsych", "mrcpch", "frcpch", "mbbs", "mbchb", "bmbs", "drcog", "dfsrh", "mrcem", "frcem", "frcpe",
+    "mrpharms", "mcsp", "scphn", "rnld", "rgn", "rmn", "rsci",
+    # US physicians' and physician assistants' degrees and fellowships
+    "pa-c", "facs", "facp", "faafp", "facc", "facep", "fccp", "fasn", "faap", "facog", "faahpm", "fapa",
+    "caqsm", "hmdc",
+    # nursing licences and board certifications
+    "aprn", "dnp", "bsn", "msn", "crna", "fnp", "fnp-c", "fnp-bc", "agnp", "agnp-c", "agacnp-bc", "anp-bc",
+    "pmhnp", "pmhnp-bc", "whnp", "cpnp", "ccrn", "cmsrn", "pccn", "ocn", "chpn", "chpna", "cwocn", "cwon",
+    "wocn", "rnc", "rnc-ob", "rnc-nic", "ibclc", "cdces", "cphq", "sane", "sane-a", "sane-p", "tcrn", "cen",
+    "lvn", "lpn", "cna", "ne-bc", "cnl", "rac-ct", "rac-cta", "ccm", "acm",
+    # pharmacy, therapy, nutrition, respiratory care
+    "pharmd", "rph", "bcps", "bcgp", "bcop", "bcpp", "bcacp", "dpt", "otr", "otr/l", "cota", "ccc-slp",
+    "ccc-a", "rdn", "ldn", "cssd", "rrt", "rrt-nps", "atc", "cscs", "bcba",
+    # social work, counselling, psychology, addiction, peer support, chaplaincy
+    "lcsw", "licsw", "lmsw", "msw", "bsw", "lpc", "lpcc", "lmft", "lmhc", "ladc", "cadc", "casac", "psyd",
+    "qmhp", "qidp", "crss", "bcc", "mdiv", "m.div",
+    # management degrees beside a clinical one
+    "mph", "mha", "mba",
 })  # fmt: skip
 _SMALL_ROLES = frozenset({"fellow", "attending", "resident", "intern", "registrar", "consultant", "scribe"})
-_CREDENTIAL_WORD = re.compile(r"[\w-]+")
+_CREDENTIAL_WORD = re.compile(r"[\w/.-]*\w")
 
 
-def _credentials_only(words: str) -> bool:
+# Two-letter degrees and licences count beside a longer credential only ("MS, CCC-SLP", "RN CHPN").
+_SHORT_CREDENTIALS = frozenset({"rn", "md", "do", "pa", "np", "ms", "ma", "pt", "ot", "rd", "ld", "rt", "rm"})
+
+
+_AFTER_NAME = re.compile(r"[^\W\d_][.]?,[ \t]*$")
+
+
+def _credentials_only(span: Span, text: str) -> bool:
+    """Credentials alone: two or more ("PharmD, BCGP", "RN CHPN"), or one after a name and a
+    comma ("Jane Doe, PA-C"). One alone elsewhere may be a surname or a place in capitals ("Mme
+    MBA Jeanne", "LDN"); a word written as a name is ("Dr Hmdc", "Mba") is never one."""
+    words = text[span.start : span.end]
     found = _CREDENTIAL_WORD.findall(words)
     if len(found) == 1 and found[0] in _SMALL_ROLES:
         return True
-    return bool(found) and all(w.lower() in _CREDENTIALS for w in found)
+    if any(w[:1].isupper() and w[1:].islower() for w in found):
+        return False  # credentials are capitals or mixed ("PharmD", "MBChB")
+    folded = [w.lower() for w in found]
+    if not (any(w in _CREDENTIALS for w in folded)
+            and all(w in _CREDENTIALS or w in _SHORT_CREDENTIALS for w in folded)):
+        return False
+    line_start = max(text.rfind("\n", max(0, span.start - 80), span.start) + 1, span.start - 80)
+    return len(folded) > 1 or _AFTER_NAME.search(text, line_start, span.start) is not None
 
 
 def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset[str] = frozenset()) -> bool:
@@ -858,7 +897,7 @@ def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset
         words = text[span.start : span.end]
     # a room or bed number read as a date, an identifier, a phone or an age is none of them; read as a
     # place it stays (the proof on every label lost one realistic dev mention: recall first)
-    if _credentials_only(words):
+    if _credentials_only(span, text):
         return True
     if category in _ROOM_MISREAD_AS and _room_number(span, text):
         return True

@@ -42,6 +42,18 @@ _FULL_MONTH = {lang: month_regex(lang, full_only=True) for lang in MONTHS}
 _DAY = r"(?:3[01]|[12]\d|0?[1-9])"
 
 
+_LISTED_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?!\d)"
+
+
+def _listed_days(day: str, conjunction: str, month: str) -> re.Pattern[str]:
+    """Each day of a list that ends with the month they share ("13, 20 et 27 février"): the month
+    dates them all; the last day is the ordinary "27 février". On one line, a blank after each
+    comma ("INR 2,5 et 3 mars" is a decimal), up to seven days a list, so that a run of numbers is
+    read in linear time."""
+    return re.compile(rf"(?<![\w/.,])(?P<phi>{day})(?=(?:[ \t]*,[ \t]+(?:{day})){{0,6}},?[ \t]+"
+                      rf"(?:{conjunction})[ \t]+(?:{day})[ \t]+(?:{month})(?![\w]))", _I)
+
+
 def _weekday_day(language: str) -> re.Pattern[str]:
     names = {n.lower() for n in WEEKDAYS[language]}
     short = {a for forms in WEEKDAY_ABBREVIATIONS[language] for a in forms}
@@ -175,6 +187,8 @@ class DateRecognizer(RegexRecognizer):
             re.compile(r"\b(?:en|depuis|début|fin|mi-|courant|mois d[e'])\s*(?P<phi>" + _FULL_MONTH["fr"]
                        + r")(?!\s+\d)", _I),
             _weekday_day("fr"),
+            # days listed before the month they share: "les 13 et 27 février", "les 2, 9 et 16 mars"
+            _listed_days(rf"1er|{_LISTED_DAY}", r"et", _MONTH["fr"]),
         ),
         "es": (
             # 3 de abril de 2018, 13-noviembre-2017, 3 abril 2018, 24 de mayo
@@ -206,6 +220,8 @@ class DateRecognizer(RegexRecognizer):
             re.compile(r"\b(?:en|desde|hasta|mes\s+de|principios\s+de|finales\s+de|mediados\s+de)\s+"
                        r"(?P<phi>" + _FULL_MONTH["es"] + r")(?!\s+\d)", _I),
             _weekday_day("es"),
+            # days listed before the month they share: "los días 3 y 5 de marzo", "el 2, 9 y 16 de mayo"
+            _listed_days(_LISTED_DAY, r"y|e", r"de[ \t]+(?:" + _FULL_MONTH["es"] + r")"),
             # a month's abbreviation and a two-digit year ("dic-23 a feb-24", "ITB 0,95 (nov/23)")
             re.compile(r"\b(?:ene|feb|mar|abr|may|jun|jul|ago|sept?|oct|nov|dic)[-/]\d{2}(?![\w/-])", _I),
         ),
@@ -238,6 +254,16 @@ class DateRecognizer(RegexRecognizer):
                        + _FULL_MONTH["en"]
                        + r")(?!\s+\d)", _I),
             _weekday_day("en"),
+            # days listed before the month they share ("3rd and 5th March"), and the last of a list
+            # after it ("March 3 and 5", "Feb 2, 9 and 16")
+            # (the month capitalised: "grades 2 and 3 may be present")
+            _listed_days(rf"{_LISTED_DAY}(?:st|nd|rd|th)?", r"and|&",
+                         r"(?:of[ \t]+)?(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")"),
+            re.compile(r"\b(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")[ \t]+[0-3]?\d(?:st|nd|rd|th)?"
+                       r"(?:[ \t]*,[ \t]+[0-3]?\d(?:st|nd|rd|th)?){0,6},?[ \t]+(?:and|&)[ \t]+"
+                       rf"(?P<phi>{_LISTED_DAY}(?:st|nd|rd|th)?)\b(?![/:.,]\d|[ \t]*(?:%|mg|ml|years?|days?|"
+                       r"weeks?|months?|hours?|hrs?|am|pm|times|doses?|patients?|units?|tabs?|tablets?|puffs?|"
+                       r"drops?|cycles?|sessions?|visits?)\b)", _I),
         ),
     }
 

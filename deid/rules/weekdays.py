@@ -41,6 +41,18 @@ _ES = r"(?:lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo)"
 _NO_DAY_AFTER = r"(?![ \t]*+(?:\d|,[ \t]*+\d|(?<=[ \t])the[ \t]++\d|\d{1,2}(?:st|nd|rd|th)))"
 
 
+# a weekday in brackets right after the date it names: "13/12/2020 (Sun) 10:42", "12/03 (mar.)",
+# "2020-12-13 (Sun)"; capitalised or in small letters ("(MAR)" is an anaesthetist, "(SAT)" a
+# saturation); a decimal is no date ("Hb 12.5 (Sat)")
+def _bracketed_after_date(weekdays: str) -> re.Pattern[str]:
+    day = r"\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}([.-])\d{1,2}\1\d{2,4}|\d{4}-\d{2}-\d{2}"
+    return re.compile(rf"(?<![\w/.-])(?:{day})[ \t]?\((?=\w(?-i:[a-zé]))(?P<phi>{weekdays})\.?\)", _I)
+
+
+_FR_ABBR = r"(?:lun|mar|mer|jeu|ven|sam|dim)"
+_ES_ABBR = r"(?:lun|mar|mi[ée]|jue|vie|s[áa]b|dom)"
+
+
 @register("weekday", priority=56)
 class WeekdayRecognizer(RegexRecognizer):
     name = "weekday"
@@ -59,6 +71,7 @@ class WeekdayRecognizer(RegexRecognizer):
             re.compile(rf"(?<![\w/])(?i:{_EN_EVENT})[ \t]+(?P<phi>{_EN_ABBR}|(?i:{_EN}))(?![\w/])"
                        rf"{_NO_DAY_AFTER}"),
             re.compile(rf"(?<![\w/])(?P<phi>{_EN_ABBR}|(?i:{_EN}))(?=[ \t]+(?i:{_EN_EVENT_AFTER})\b)"),
+            _bracketed_after_date(rf"{_EN}|{_EN_ABBR}"),
         ),
         "fr": (
             re.compile(rf"\b(?P<phi>{_FR}[ \t]+(?:dernier|prochain|pass[ée]))\b", _I),
@@ -66,6 +79,7 @@ class WeekdayRecognizer(RegexRecognizer):
             re.compile(rf"\b{_FR_EVENT}[ \t]+(?P<phi>{_FR})\b{_NO_DAY_AFTER}", _I),
             re.compile(rf"\b(?P<phi>{_FR})(?=[ \t]+(?:soir|matin|midi|apr[èe]s-midi|dans\s+la\s+nuit))"
                        rf"{_NO_DAY_AFTER}", _I),
+            _bracketed_after_date(rf"{_FR}|{_FR_ABBR}"),
         ),
         "es": (
             re.compile(rf"\b(?:el|desde\s+el|hasta\s+el|del)[ \t]+(?:pasado|pr[óo]ximo)[ \t]+"
@@ -75,5 +89,6 @@ class WeekdayRecognizer(RegexRecognizer):
                        _I),
             re.compile(rf"\bel[ \t]+(?P<phi>{_ES})"
                        r"(?=[ \t]+(?:por[ \t]+la|de[ \t]+madrugada|noche|pasado))", _I),
+            _bracketed_after_date(rf"{_ES}|{_ES_ABBR}"),
         ),
     }

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -279,7 +280,7 @@ def _set_roles(ctx: NoteContext, group: Sequence[Item], key: str, anchor: tuple[
         ):
             it.key = ctx.key(it.label, it.text)
             continue
-        role = _role(ctx, g, it, anchor_item)
+        role = _role(ctx, g, it, anchor_item, group)
         it.key = key
         it.data = PlaceMention(
             rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else "",
@@ -288,7 +289,15 @@ def _set_roles(ctx: NoteContext, group: Sequence[Item], key: str, anchor: tuple[
         )
 
 
-def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None) -> str:
+def _lead_start(group: Sequence[Item], anchor_item: Item | None) -> int:
+    """Where the group's town starts: the mention a table knows, else its first town ("Jacmel,
+    Haiti": a place after a town no table knows is still its region, never a second town)."""
+    lead = anchor_item or next((it for it in group if it.label is Label.CITY), None)
+    return lead.span.start if lead is not None else sys.maxsize
+
+
+def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None,
+          group: Sequence[Item]) -> str:
     """What part of the drawn record a place mention of the group renders."""
     if _is_postcode(it):
         return "postcode"
@@ -298,8 +307,7 @@ def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None)
     if it.label in (Label.LOCATION, Label.CITY) and it is not anchor_item:
         # "MA" tagged as a city is still a state; a place the table cannot name written
         # after the address's town ("Leeds LS1 4AP, West Yorkshire") is its county or region
-        after_town = (it.label is Label.LOCATION and anchor_item is not None
-                      and it.span.start > anchor_item.span.start)
+        after_town = it.label is Label.LOCATION and it.span.start > _lead_start(group, anchor_item)
         return g.admin_kind(it.text) or ("admin2" if after_town else "town")
     return "town"
 
@@ -532,6 +540,11 @@ class PlaceOperator(Operator):
         if lab is Label.STREET:
             return formats.street(rng, lang, text)
         if lab is Label.COUNTRY:
+            if gz.is_own_country(text, gz.region_of(lang, ctx.region)):
+                # the feed's own country alone ("in US since 1979"), as in an address: left as
+                # written, and said so (a whole nation names no one; another would change the story)
+                ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
+                return text
             return formats.country(rng, lang, text)
         return f"[{lab.category.value}]"
 

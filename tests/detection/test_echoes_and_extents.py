@@ -205,3 +205,18 @@ def test_initials_without_the_middle_initial_echo_a_name_written_surname_first()
     text = "Pt: Kowalczyk, Raymond J  7730-41926\nCalled home.\nRK reports taking warfarin. RJK agrees."
     out = _texts(echo_names([_span(text, "Kowalczyk, Raymond J", Label.PATIENT)], text, "en"), text)
     assert ("RK", "PATIENT") in out and ("RJK", "PATIENT") in out
+
+
+def test_a_town_of_the_model_that_is_a_detected_persons_given_name_is_that_person() -> None:
+    text = ("Granddaughter Mirlande Pierre-Louis at bedside. Mother lives in Port-au-Prince, Haiti, "
+            "Mirlande will update her. Brooklyn Hayes, 7. Brooklyn slept well. Moved to Brooklyn; "
+            "Brooklyn, NY 11201. Brooklyn BR1 3AA.")
+    spans = [_span(text, "Mirlande Pierre-Louis", Label.RELATIVE), _span(text, "Port-au-Prince", Label.CITY),
+             _span(text, "Haiti", Label.LOCATION), _span(text, "Mirlande", Label.CITY, nth=1),
+             _span(text, "Brooklyn Hayes", Label.PATIENT), _span(text, "Brooklyn", Label.CITY, nth=1),
+             _span(text, "Brooklyn", Label.CITY, nth=2), _span(text, "Brooklyn", Label.CITY, nth=3),
+             _span(text, "Brooklyn", Label.CITY, nth=4)]
+    out = _texts(echo_names(spans, text, "en"), text)
+    assert out.count(("Mirlande", "RELATIVE")) == 1 and ("Haiti", "LOCATION") in out
+    # the person; then the place a preposition or an address makes it
+    assert [label for word, label in out if word == "Brooklyn"] == ["PATIENT", "CITY", "CITY", "CITY"]

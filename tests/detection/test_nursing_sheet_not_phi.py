@@ -128,6 +128,24 @@ def test_a_credential_or_a_team_role_in_small_letters_alone_names_no_one() -> No
     assert _kept(spans, text, "en") == {"OT RN", "Fellow Smith"}
 
 
+def test_board_certifications_and_licences_after_a_name_name_no_one() -> None:
+    text = ("J. Kowalski, MS, CCC-SLP\nL. Park, PharmD, BCGP\nA. Reyes, RN CHPN\nK. Asante, APRN, FNP-C\n"
+            "D. Whitlock, M.Div., BCC\nSeen at CHPN Clinic. Dr Hmdc. RN MD")
+    spans = [_at(text, "MS, CCC-SLP", Label.ORG), _at(text, "BCGP", Label.HOSPITAL),
+             _at(text, "RN CHPN", Label.HOSPITAL), _at(text, "FNP-C", Label.HOSPITAL),
+             _at(text, "M.Div., BCC", Label.ORG), _at(text, "CHPN Clinic", Label.HOSPITAL),
+             _at(text, "Hmdc", Label.STAFF), _at(text, "RN MD", Label.STAFF)]
+    # a credential beside a word that is none stays, and two-letter ones alone are also initials
+    assert _kept(spans, text, "en") == {"CHPN Clinic", "Hmdc", "RN MD"}
+
+
+def test_one_credential_that_is_also_a_surname_or_a_place_stays_where_no_name_stands_before_it() -> None:
+    text = "Mme MBA Jeanne, vue ce jour. Moved from LDN in 2019. M. Mba Paul. Seen by K. Osei, LMSW."
+    spans = [_at(text, "MBA", Label.PATIENT), _at(text, "LDN", Label.LOCATION),
+             _at(text, "Mba", Label.PATIENT), _at(text, "LMSW", Label.ORG)]
+    assert _kept(spans, text, "en") == {"MBA", "LDN", "Mba"}
+
+
 def test_a_session_s_or_a_cycle_s_number_is_no_date_but_the_spanish_day_of_the_month_is() -> None:
     en = "Session 9 - 11/03/25. COMMUNITY MIDWIFERY - POSTNATAL HOME VISIT (Day 5)"
     spans = [_at(en, "9", Label.DATE), _at(en, "11/03/25", Label.DATE), _at(en, "Day 5)", Label.DATE)]

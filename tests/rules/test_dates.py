@@ -164,3 +164,56 @@ def test_scores_are_no_dates_but_a_date_after_the_first_name_eva_is() -> None:
         assert rule.find(text, "fr") == [], text
     text = "Mme DUPONT EVA 12/03/85."
     assert [text[s.start : s.end] for s in rule.find(text, "fr")] == ["12/03/85"]
+
+
+@pytest.mark.parametrize(("text", "lang", "dates"), [
+    ("Reçue les 13 et 27 février, puis le 5 mars.", "fr", ["13", "27 février", "5 mars"]),
+    ("Séances les 2, 9 et 16 mars.", "fr", ["2", "9", "16 mars"]),
+    ("Vista los días 3 y 5 de marzo.", "es", ["3", "5 de marzo"]),
+    ("Sesiones el 2, 9 y 16 de mayo de 2023.", "es", ["2", "9", "16 de mayo de 2023"]),
+    ("Seen on the 3rd and 5th March.", "en", ["3rd", "5th March"]),
+    ("Seen March 3 and 5.", "en", ["March 3", "5"]),
+    ("Seen March 3rd and 5th.", "en", ["March 3rd", "5th"]),
+])  # fmt: skip
+def test_every_day_of_a_list_that_shares_its_month_is_a_date(text: str, lang: str, dates: list[str]) -> None:
+    recognizers = build_recognizers(["date"])
+    found = sorted((s.start, text[s.start : s.end]) for r in recognizers for s in r.find(text, lang))
+    assert [surface for _, surface in found] == dates
+
+
+@pytest.mark.parametrize(("text", "lang", "dates"), [
+    ("Revoir entre 2 et 3 mois.", "fr", []),
+    ("Entre 2 y 3 meses de tratamiento.", "es", []),
+    ("Takes 2 and 3 times a day.", "en", []),
+    ("INR 2,5 et 3 mars", "fr", ["3 mars"]),  # a decimal comma joins no list
+    ("Valores de 2,5 y 3 de marzo", "es", ["3 de marzo"]),
+    ("Vu les 13 et 27\nfévrier", "fr", []),  # a list stays on its line
+    ("Grades 2 and 3 may be present.", "en", ["3 may"]),  # the modal "may" dates no list
+    ("In March 2 and 3 patients were seen.", "en", ["March 2"]),
+])  # fmt: skip
+def test_numbers_joined_before_no_month_of_their_own_are_no_listed_days(
+        text: str, lang: str, dates: list[str]) -> None:  # fmt: skip
+    recognizers = build_recognizers(["date"])
+    found = sorted((s.start, text[s.start : s.end]) for r in recognizers for s in r.find(text, lang))
+    assert found == sorted((text.index(d), d) for d in dates)
+
+
+@pytest.mark.parametrize(("text", "lang", "weekday"), [
+    ("13/12/2020 (Sun) 10:42   Call back", "en", "Sun"),
+    ("Revu le 12/03 (mar.) à 10h", "fr", "mar"),
+    ("Consulta el 12.03.2024 (jue) a las 10", "es", "jue"),
+    ("Call back 2020-12-13 (Sun) 10:42", "en", "Sun"),
+])  # fmt: skip
+def test_a_weekday_in_brackets_after_its_date_is_a_date(text: str, lang: str, weekday: str) -> None:
+    recognizers = build_recognizers(["weekday"])
+    assert [text[s.start : s.end] for r in recognizers for s in r.find(text, lang)] == [weekday]
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Hb 12.5 (Sat) and SpO2 94% (Sat)", "en"),  # a decimal is no date
+    ("Induction 12/03/2024 (MAR)", "fr"),  # capitals: the anaesthetist
+    ("SpO2 12/03 (SAT)", "en"),
+])  # fmt: skip
+def test_a_weekday_word_in_brackets_after_a_decimal_or_in_capitals_is_no_date(text: str, lang: str) -> None:
+    recognizers = build_recognizers(["weekday"])
+    assert [s for r in recognizers for s in r.find(text, lang)] == []

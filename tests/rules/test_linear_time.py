@@ -81,11 +81,11 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "date": {
         "*": ("1-1-", "2020 - ", "et al. ", after("DOB")),
         "fr": ("1 mars ", after("le"), "du 1 au ", after("du 1"), "1/2 ", after("1/"), "lun 1 ",
-               after("lun")),
+               after("lun"), "1, ", "1 et ", after("1 et")),
         "es": ("3 de ", after("3 de"), "el 1/1 ", "TARDE 1/1 ", "1 al ", after("1 al"), after("el"),
-               "jue 1/1 ", after("jue"), "dic-2"),
+               "jue 1/1 ", after("jue"), "dic-2", "1, ", "1 y ", after("1 y")),
         "en": ("Feb 1 ", after("Feb 1"), "Feb 1 - ", after("Feb 1 to"), "resumed 1/1 ", after("resumed"),
-               "Mon 1 ", after("Sat")),
+               "Mon 1 ", after("Sat"), "Feb 1, ", "1 and ", after("Feb 1 and")),
     },
     "relative_date": {
         "fr": ("il y a ", after("il y a")),
@@ -113,7 +113,7 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "es": ("desde el lunes ", after("desde el lunes"), after("el pasado")),
         "en": ("last Monday ", after("last Monday"), after("since Mon"), after("Monday"), "consult Mon ",
                after("consult"), "Sat ", after("Sat"), "GP Mon ", "f/u Mon ", after("f/u"), "Fri run ",
-               after("Fri"), "Fri  "),
+               after("Fri"), "Fri  ", "1/1 (Sun) ", "1/1 (", "1.1.1 ("),
     },
     "street": {"fr": ("12 rue ", "Rue ", "de ", "l'", "Rue de ", "A-", after("12 rue"), after("Rue"),
                       "12 rue Aa, bât. B ", "lieu-dit Aa ", after("lieu-dit"), "CS 12 ", after("CS 12")),
@@ -187,7 +187,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "given_name": {"*": ("Élodie ", "Marie-", after("Élodie"))},
     "signature_initials": {
         "*": ("AB/cd ", "Ref ", "\nAB/cd", after("Ref"), after("typed by"), after("\nAB/cd"), "PA (AB) ",
-              "IDE : AB ", after("IDE :")),
+              "IDE : AB ", after("IDE :"), "| INIT\n| ab  ", "1 | ", "INIT  Sig\n", "ab  ",
+              "lun 1/1 1h00 — ab\n", "1/1 - ", "1/1 ", "lun "),
     },
     "us_ids": {"en": ("MBI-", "medicare-", "Medicare ID ", "A1-", after("Medicare ID"), after("MBI"))},
     "us_phone": {"en": ("1-", "(1) ", "+1 ")},

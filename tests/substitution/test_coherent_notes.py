@@ -251,6 +251,19 @@ async def test_a_postcode_the_model_calls_a_place_stays_a_postcode_and_a_county_
     assert county == (row.admin2_name or row.admin1_name) and county != town
 
 
+@pytest.mark.parametrize("seed", range(5))
+async def test_a_place_after_an_unknown_town_is_its_region_and_the_feeds_country_stays(seed: int) -> None:
+    # "Jacmel, Haiti": no table holds the town; the place after it is its region, never a second
+    # copy of the surrogate town ("Ozark, Ozark"); "US" alone is the feed's own country
+    text, spans = build(["Born in ", ("Jacmel", Label.CITY), ", ", ("Haiti", Label.LOCATION), "; in ",
+                         ("US", Label.COUNTRY), " since 1979."])
+    [o] = await run([(text, spans)], "en", seed, locale="en-US")
+    town, region, country = o
+    rows = [t for t in gz.gazetteer("US").towns if t.name == town]
+    assert rows and region in {r.admin2_name or r.admin1_name for r in rows} and region != town
+    assert country == "US"
+
+
 async def test_a_patients_notes_share_one_identity_and_one_address_across_calls() -> None:
     store = InMemoryStore()
     n1 = build(
