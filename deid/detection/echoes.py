@@ -257,6 +257,7 @@ class _Known:
         self.lower_seen.update(fold(w) for w in found if w.islower())  # "pot labelled arjun menon"
         if not found or not _spreads(s, found):
             return
+        first = True  # the first word of the name once titles and kinship words are set aside
         for i, w in enumerate(found):
             f = fold(w)
             if len(f) < 2 or (f in TITLES_AND_PARTICLES and not _english_name_word(w, self.language)):
@@ -271,8 +272,10 @@ class _Known:
                 continue
             self.lower_names = self.lower_names or w.islower()
             self.words.setdefault(f, s.label)
-            if i == 0 and len(found) >= 2 and w[:1].isupper() and not w.isupper():
+            if first and i < len(found) - 1 and w[:1].isupper() and not w.isupper() and "," not in (
+                    text[s.start : s.end]):  # "SMITH, Florence", "Lincoln, Mary": surname first
                 self.firsts.setdefault(f, s.label)
+            first = False
             self._add_forms(w, f, found, s.label)
         folded = f" {' '.join(fold(w) for w in found)} "
         for compound in _compound_given_names():
@@ -359,25 +362,30 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
 
 
-# A place's own context: a preposition that puts someone there, or an address's state or postcode
-# after it ("Florence, SC 29501", "Dudley DY2 7RS").
+# A place's own context: a preposition that puts someone there ("lives in Florence").
 _LOCATIVE_BEFORE = re.compile(
-    r"(?i:\b(?:in|to|from|at|near|of|à|a|de|d['’]|en|dans|vers|desde|hacia|para|por))[ \t]*$")
-_ADDRESS_AFTER = re.compile(r",?[ \t]*(?:[A-Z]{1,2}\d|[A-Z]{2}\b|\d)")  # a UK postcode, a state, a ZIP
+    r"(?i:\b(?:in|into|to|from|at|near|of|via|around|towards?|à|a|au|aux|de|d['’]|en|dans|vers|depuis|pour|sur|"
+    r"par|desde|hacia|hasta|entre|al|para|por))[ \t]*$")
+# What a person does next: a word in small letters right after the name ("Mirlande will update
+# her", "Brooklyn slept"), not a preposition, an article or a conjunction ("Atlanta, Georgia in
+# 2001"); a comma, a semicolon, a line's end, a digit or a capitalised word after it leave it a place
+# ("Sydney, Australia", "Rome; Florence; Venice", "Barry\nCF62 5AB", "Florence General Hospital").
+_VERB_AFTER = re.compile(r"[ \t]+(?!(?:in|on|at|to|from|and|or|the|a|an|of|for|with|near|area|county|city|"
+                         r"de|du|la|le|les|et|en|y|el|del|con|por|para|e)\b)[a-zà-ÿ]{2,}\b")
 
 
 def _person_not_place(s: Span, text: str, firsts: dict[str, Label]) -> Span:
     """A one-word town or place of the model that is the given name a detected person of the note
-    opens with ("granddaughter Mirlande Pierre-Louis ... Haiti, Mirlande will update her"): a person
-    named after a place is a person (the corpus's guideline), unless a preposition or an address
-    around it makes it the place ("lives in Florence", "Florence, SC")."""
+    opens with, followed by what the person does ("granddaughter Mirlande Pierre-Louis ... Haiti,
+    Mirlande will update her"): a person named after a place is a person (the corpus's guideline),
+    unless a preposition makes it the place ("lives in Florence")."""
     if s.label not in (Label.CITY, Label.LOCATION) or s.source != "ner":
         return s
     word = text[s.start : s.end]
     label = firsts.get(fold(word))
     if label is None or _WORD.fullmatch(word) is None or word.isupper():
         return s
-    if _LOCATIVE_BEFORE.search(text, max(0, s.start - 12), s.start) or _ADDRESS_AFTER.match(text, s.end):
+    if _LOCATIVE_BEFORE.search(text, max(0, s.start - 12), s.start) or not _VERB_AFTER.match(text, s.end):
         return s
     return Span(s.start, s.end, label, s.source, s.score)
 

@@ -829,12 +829,12 @@ def _clinical_english(span: Span, text: str) -> bool:
     return False
 
 
-# A clinician's degrees and memberships of three letters or more ("Jane Doe, PA-C", "MBChB MRCGP"):
-# alone, a credential names no one (two-letter ones are also initials: "OT RN" are a recorder's
-# initials in the gold, "MA" is Massachusetts); and a team's role in small letters ("(fellow)")
-# The list: the degrees, licences and board certifications that US and UK clinicians sign with
-# (the nursing, pharmacy, therapy, social-work, counselling and chaplaincy boards' own abbreviations,
-# the medical royal colleges' post-nominals), three letters or more or hyphenated.
+# A clinician's degrees and memberships of three letters or more ("Jane Doe, PA-C", "MBChB MRCGP")
+# name no one (two-letter ones are also initials: "OT RN" are a recorder's initials in the gold, "MA"
+# is Massachusetts); nor does a team's role in small letters ("(fellow)"). The list: the degrees,
+# licences and board certifications that US and UK clinicians sign with (the nursing, pharmacy,
+# therapy, social-work, counselling and chaplaincy boards' own abbreviations, the medical royal
+# colleges' post-nominals), three letters or more or hyphenated.
 _CREDENTIALS = frozenset({
     # UK medical degrees and royal colleges
     "mrcgp", "frcgp", "frcp", "mrcp", "frcs", "mrcs", "frcr", "frca", "frcpath", "frcog", "mrcog", "mrcpsych",
@@ -865,13 +865,23 @@ _CREDENTIAL_WORD = re.compile(r"[\w/.-]*\w")
 _SHORT_CREDENTIALS = frozenset({"rn", "md", "do", "pa", "np", "ms", "ma", "pt", "ot", "rd", "ld", "rt", "rm"})
 
 
-_AFTER_NAME = re.compile(r"[^\W\d_][.]?,[ \t]*$")
+# Credentials that are never anything else: one alone names no one wherever it stands ("Dr Fiona
+# Grant FRCPath"). The others may be a surname or a place in capitals ("Mme MBA Jeanne", "Hackney,
+# LDN", "Diallo, SANE", "MHA care home"): alone, they count only after a person's name of two words
+# and a comma ("Jane Doe, PA-C", "K. Osei, LMSW").
+_ONLY_CREDENTIALS = frozenset({
+    "mrcgp", "frcp", "mrcp", "frcs", "frcr", "frcpath", "frcog", "mrcog", "mrcpsych", "mrcs", "mbbs", "mbchb",
+    "pa-c", "crna", "pharmd", "lcsw", "aprn", "dnp", "facs", "facp", "faafp", "rgn", "rmn", "bsn", "msn",
+})  # fmt: skip
+_AFTER_NAME = re.compile(r"(?:[A-Z][\w'’-]*\.?[ \t]+)+[A-Z][\w'’-]+,[ \t]*$")
+_CREDENTIAL_BEFORE = re.compile(r"([\w/.-]*\w)\.?,?[ \t]+$")  # "PharmD, BCGP", "APRN, FNP-C"
+_SIGNATURE_END = re.compile(r"[ \t]*(?:$|[\n,;.)|/]|[-–—][ \t])")  # not "Beechwood House, MHA care home"
 
 
 def _credentials_only(span: Span, text: str) -> bool:
-    """Credentials alone: two or more ("PharmD, BCGP", "RN CHPN"), or one after a name and a
-    comma ("Jane Doe, PA-C"). One alone elsewhere may be a surname or a place in capitals ("Mme
-    MBA Jeanne", "LDN"); a word written as a name is ("Dr Hmdc", "Mba") is never one."""
+    """Credentials alone (see ``_ONLY_CREDENTIALS``): two or more ("PharmD, BCGP", "RN CHPN"), one
+    that is never anything else, or one after a person's name and a comma ("Jane Doe, PA-C"). A
+    word written as a name is ("Dr Hmdc", "Mba") is never one."""
     words = text[span.start : span.end]
     found = _CREDENTIAL_WORD.findall(words)
     if len(found) == 1 and found[0] in _SMALL_ROLES:
@@ -882,8 +892,13 @@ def _credentials_only(span: Span, text: str) -> bool:
     if not (any(w in _CREDENTIALS for w in folded)
             and all(w in _CREDENTIALS or w in _SHORT_CREDENTIALS for w in folded)):
         return False
+    if len(folded) > 1 or folded[0] in _ONLY_CREDENTIALS:
+        return True
     line_start = max(text.rfind("\n", max(0, span.start - 80), span.start) + 1, span.start - 80)
-    return len(folded) > 1 or _AFTER_NAME.search(text, line_start, span.start) is not None
+    before = _CREDENTIAL_BEFORE.search(text, line_start, span.start)
+    after_credential = before is not None and before[1].lower() in _CREDENTIALS | _SHORT_CREDENTIALS
+    return ((after_credential or _AFTER_NAME.search(text, line_start, span.start) is not None)
+            and _SIGNATURE_END.match(text, span.end) is not None)
 
 
 def names_no_one(span: Span, text: str, language: str, *, kinship_phi: frozenset[str] = frozenset()) -> bool:

@@ -272,6 +272,11 @@ def _set_roles(ctx: NoteContext, group: Sequence[Item], key: str, anchor: tuple[
     elision = (
         gz.elision_of(text[max(0, lead.span.start - 6) : lead.span.start], ctx.language) if lead else ""
     )
+    # where the group's town starts: the first town or the mention a table knows, whichever comes
+    # first ("Jacmel, Haiti", "Upper Snoddington, Wessex LS1 4AP": a place after a town no table
+    # knows is still its region, never a second copy of the town)
+    first_town = next((i for i in places if i.label is Label.CITY), None)
+    town_start = min((t.span.start for t in (anchor_item, first_town) if t is not None), default=sys.maxsize)
     for it in group:
         if (
             it.label is Label.STREET
@@ -279,8 +284,11 @@ def _set_roles(ctx: NoteContext, group: Sequence[Item], key: str, anchor: tuple[
             or (it.label is Label.COUNTRY and not gz.is_own_country(it.text, rg))
         ):
             it.key = ctx.key(it.label, it.text)
+            feed = gz.region_of(ctx.language, ctx.region)
+            if it.label is Label.COUNTRY and gz.is_own_country(it.text, feed):
+                ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)  # kept alone (_other)
             continue
-        role = _role(ctx, g, it, anchor_item, group)
+        role = _role(ctx, g, it, anchor_item, town_start)
         it.key = key
         it.data = PlaceMention(
             rg, anchor[1] if anchor else None, role, elision, it.text if it.label is Label.CITY else "",
@@ -289,15 +297,7 @@ def _set_roles(ctx: NoteContext, group: Sequence[Item], key: str, anchor: tuple[
         )
 
 
-def _lead_start(group: Sequence[Item], anchor_item: Item | None) -> int:
-    """Where the group's town starts: the mention a table knows, else its first town ("Jacmel,
-    Haiti": a place after a town no table knows is still its region, never a second town)."""
-    lead = anchor_item or next((it for it in group if it.label is Label.CITY), None)
-    return lead.span.start if lead is not None else sys.maxsize
-
-
-def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None,
-          group: Sequence[Item]) -> str:
+def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None, town_start: int) -> str:
     """What part of the drawn record a place mention of the group renders."""
     if _is_postcode(it):
         return "postcode"
@@ -307,7 +307,7 @@ def _role(ctx: NoteContext, g: gz.Gazetteer, it: Item, anchor_item: Item | None,
     if it.label in (Label.LOCATION, Label.CITY) and it is not anchor_item:
         # "MA" tagged as a city is still a state; a place the table cannot name written
         # after the address's town ("Leeds LS1 4AP, West Yorkshire") is its county or region
-        after_town = it.label is Label.LOCATION and it.span.start > _lead_start(group, anchor_item)
+        after_town = it.label is Label.LOCATION and it.span.start > town_start
         return g.admin_kind(it.text) or ("admin2" if after_town else "town")
     return "town"
 
@@ -542,8 +542,8 @@ class PlaceOperator(Operator):
         if lab is Label.COUNTRY:
             if gz.is_own_country(text, gz.region_of(lang, ctx.region)):
                 # the feed's own country alone ("in US since 1979"), as in an address: left as
-                # written, and said so (a whole nation names no one; another would change the story)
-                ctx.shared.setdefault("kept_labels", set()).add(Label.COUNTRY.value)
+                # written (a whole nation names no one; another would change the story), said so
+                # at plan time (``_set_roles``) for every note, memoized or not
                 return text
             return formats.country(rng, lang, text)
         return f"[{lab.category.value}]"

@@ -220,3 +220,15 @@ def test_a_town_of_the_model_that_is_a_detected_persons_given_name_is_that_perso
     assert out.count(("Mirlande", "RELATIVE")) == 1 and ("Haiti", "LOCATION") in out
     # the person; then the place a preposition or an address makes it
     assert [label for word, label in out if word == "Brooklyn"] == ["PATIENT", "CITY", "CITY", "CITY"]
+
+
+def test_a_given_name_after_a_title_is_a_person_and_a_place_in_an_address_or_a_list_stays_a_place() -> None:
+    text = ("Mrs Georgia Brown, 60. Georgia ate well. Moved from Atlanta, Georgia in 2001. "
+            "Trips: Rome; Georgia; Venice. SMITH, Florence. Florence slept.")
+    spans = [_span(text, "Mrs Georgia Brown", Label.PATIENT), _span(text, "Georgia", Label.LOCATION, nth=1),
+             _span(text, "Atlanta", Label.CITY), _span(text, "Georgia", Label.LOCATION, nth=2),
+             _span(text, "Georgia", Label.LOCATION, nth=3), _span(text, "SMITH, Florence", Label.RELATIVE),
+             _span(text, "Florence", Label.CITY, nth=1)]
+    out = _texts(echo_names(spans, text, "en"), text)
+    assert [label for word, label in out if word == "Georgia"] == ["PATIENT", "LOCATION", "LOCATION"]
+    assert ("Florence", "CITY") in out  # a name written surname first gives no given name to read

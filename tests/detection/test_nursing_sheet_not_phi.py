@@ -140,10 +140,15 @@ def test_board_certifications_and_licences_after_a_name_name_no_one() -> None:
 
 
 def test_one_credential_that_is_also_a_surname_or_a_place_stays_where_no_name_stands_before_it() -> None:
-    text = "Mme MBA Jeanne, vue ce jour. Moved from LDN in 2019. M. Mba Paul. Seen by K. Osei, LMSW."
+    text = ("Mme MBA Jeanne, vue ce jour. Moved from LDN in 2019. M. Mba Paul. Seen by K. Osei, LMSW. "
+            "Lives in Hackney, LDN. Famille: Diallo, SANE. Beechwood House, MHA care home. "
+            "Dr Fiona Grant FRCPath")
     spans = [_at(text, "MBA", Label.PATIENT), _at(text, "LDN", Label.LOCATION),
-             _at(text, "Mba", Label.PATIENT), _at(text, "LMSW", Label.ORG)]
-    assert _kept(spans, text, "en") == {"MBA", "LDN", "Mba"}
+             _at(text, "Mba", Label.PATIENT), _at(text, "LMSW", Label.ORG),
+             _at(text, "LDN.", Label.LOCATION), _at(text, "SANE", Label.PATIENT), _at(text, "MHA", Label.ORG),
+             _at(text, "FRCPath", Label.HOSPITAL)]
+    # after a person's name and a comma, and a credential that is never anything else, name no one
+    assert _kept(spans, text, "en") == {"MBA", "LDN", "Mba", "LDN.", "SANE", "MHA"}
 
 
 def test_a_session_s_or_a_cycle_s_number_is_no_date_but_the_spanish_day_of_the_month_is() -> None:

@@ -238,7 +238,9 @@ def test_the_reviews_hostile_events_are_answered() -> None:
 
 def test_the_decode_is_linear_in_the_records_length() -> None:
     """Shapes that cost per character (escapes, astral characters, many keys, many errors): ten
-    times the input may cost at most twenty times the CPU (best of three; quadratic is 100)."""
+    times the input may cost at most twenty times the CPU (best of three; quadratic is 100). A
+    shape over the bound is timed again, up to three times: a busy CI machine once read 25 for a
+    run of 1.5 ms, a disturbance a quadratic cost would not shake off."""
     shapes = {
         "escapes": lambda n: b'{"event_id":"e","patient_id":"p","text":"' + b"\\u00e9" * n + b'"}',
         "astral": lambda n: _dumps({"event_id": "e", "patient_id": "p", "text": "\U0001f600" * n}, False),
@@ -251,6 +253,11 @@ def test_the_decode_is_linear_in_the_records_length() -> None:
     }
     for name, make in shapes.items():
         small, large = make(2_000), make(20_000)
-        t_small = max(best_of(lambda s=small: _decode(s)), 1e-3)
-        t_large = best_of(lambda s=large: _decode(s))
-        assert t_large / t_small <= 20, (name, t_small, t_large)
+        ratios = []
+        for _ in range(3):
+            t_small = max(best_of(lambda s=small: _decode(s)), 1e-3)
+            t_large = best_of(lambda s=large: _decode(s))
+            ratios.append(t_large / t_small)
+            if ratios[-1] <= 20:
+                break
+        assert min(ratios) <= 20, (name, ratios)

@@ -264,6 +264,26 @@ async def test_a_place_after_an_unknown_town_is_its_region_and_the_feeds_country
     assert country == "US"
 
 
+@pytest.mark.parametrize("seed", range(3))
+async def test_a_place_between_an_unknown_town_and_its_postcode_is_the_postcodes_region(seed: int) -> None:
+    text, spans = build(["Lives at ", ("Upper Snoddington", Label.CITY), ", ", ("Wessex", Label.LOCATION),
+                         " ", ("LS1 4AP", Label.POSTCODE), "."])
+    [[town, region, _]] = await run([(text, spans)], "en", seed, locale="en-GB")
+    assert region != town
+
+
+async def test_the_feeds_own_country_alone_is_said_kept_in_every_note_of_the_patient() -> None:
+    store = InMemoryStore()
+    settings = Settings()
+    sub = Substituter(store, KeyHasher(SECRET), settings, random.Random(0))
+    text, spans = build(["In ", ("US", Label.COUNTRY), " since 1979."])
+    for i in range(2):  # the second note finds the memo: no draw, still said
+        raw = RawNote(event_id=f"k{i}", patient_id="p1", language="en", document_date=date(2021, 3, 5),
+                      text=text, locale="en-US")
+        [out] = await sub.substitute([raw], [spans], MODEL)
+        assert out.text == text and out.kept_labels == ["COUNTRY"]
+
+
 async def test_a_patients_notes_share_one_identity_and_one_address_across_calls() -> None:
     store = InMemoryStore()
     n1 = build(
