@@ -257,7 +257,9 @@ class _Known:
         self.lower_seen.update(fold(w) for w in found if w.islower())  # "pot labelled arjun menon"
         if not found or not _spreads(s, found):
             return
-        first = True  # the first word of the name once titles and kinship words are set aside
+        # the first word of the name once titles and kinship words are set aside, unless the name is
+        # written surname first ("SMITH, Florence", "Lincoln, Mary")
+        first = "," not in text[s.start : s.end]
         for i, w in enumerate(found):
             f = fold(w)
             if len(f) < 2 or (f in TITLES_AND_PARTICLES and not _english_name_word(w, self.language)):
@@ -272,8 +274,7 @@ class _Known:
                 continue
             self.lower_names = self.lower_names or w.islower()
             self.words.setdefault(f, s.label)
-            if first and i < len(found) - 1 and w[:1].isupper() and not w.isupper() and "," not in (
-                    text[s.start : s.end]):  # "SMITH, Florence", "Lincoln, Mary": surname first
+            if first and i < len(found) - 1 and w[:1].isupper() and not w.isupper():
                 self.firsts.setdefault(f, s.label)
             first = False
             self._add_forms(w, f, found, s.label)
@@ -370,7 +371,7 @@ _LOCATIVE_BEFORE = re.compile(
 # her", "Brooklyn slept"), not a preposition, an article or a conjunction ("Atlanta, Georgia in
 # 2001"); a comma, a semicolon, a line's end, a digit or a capitalised word after it leave it a place
 # ("Sydney, Australia", "Rome; Florence; Venice", "Barry\nCF62 5AB", "Florence General Hospital").
-_VERB_AFTER = re.compile(r"[ \t]+(?!(?:in|on|at|to|from|and|or|the|a|an|of|for|with|near|area|county|city|"
+_VERB_AFTER = re.compile(r"[ \t]++(?!(?:in|on|at|to|from|and|or|the|a|an|of|for|with|near|area|county|city|"
                          r"de|du|la|le|les|et|en|y|el|del|con|por|para|e)\b)[a-zà-ÿ]{2,}\b")
 
 
@@ -432,8 +433,9 @@ def _given_beside_capitals(word: str, words: Sequence[str]) -> bool:
 
 
 def _signs_alone(text: str, start: int, end: int) -> bool:
-    """The word ends its line, alone on it or after a slash or a dash ("D. Halvorsen RN / dh",
-    "frappé le 21/05/2024 – SL"): a signature."""
+    """The word ends its line, alone on it, after a slash or a dash, or after the sentence it signs
+    ("D. Halvorsen RN / dh", "frappé le 21/05/2024 – SL", "... cambios posturales c/4 h. MRT"):
+    a signature."""
     if not 2 <= end - start <= 4:
         return False
     line_end = text.find("\n", end, end + 40)
@@ -447,7 +449,8 @@ def _signs_alone(text: str, start: int, end: int) -> bool:
     return (line_start > 0 or start <= 40) and not text[line_start:start].strip(" \t-–—/")
 
 
-_SIGNATURE_DASH = re.compile(r"[ \t][/\-–—][ \t]*$")
+# a slash or a dash before the initials, or the end of the sentence they sign
+_SIGNATURE_DASH = re.compile(r"(?:[ \t][/\-–—][ \t]*|[.!?)][ \t]+)$")
 
 # What may follow a signer's lower-case initials on their line: a closing bracket, credentials in
 # capitals, "signed", the entry's date and clock (eight at most: each call reads a bounded stretch,

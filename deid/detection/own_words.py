@@ -868,8 +868,8 @@ _SHORT_CREDENTIALS = frozenset({"rn", "md", "do", "pa", "np", "ms", "ma", "pt", 
 # Credentials that are never anything else: one alone names no one wherever it stands ("Dr Fiona
 # Grant FRCPath"). The others may be a surname or a place in capitals ("Mme MBA Jeanne", "Hackney,
 # LDN", "Diallo, SANE", "MHA care home"): alone, they count only after a person's name of two words
-# and a comma ("Jane Doe, PA-C", "K. Osei, LMSW").
-_ONLY_CREDENTIALS = frozenset({
+# or another credential, and a comma, at the signature's end ("Jane Doe, PA-C", "PharmD, BCGP").
+_ONLY_CREDENTIALS = _CREDENTIALS & frozenset({
     "mrcgp", "frcp", "mrcp", "frcs", "frcr", "frcpath", "frcog", "mrcog", "mrcpsych", "mrcs", "mbbs", "mbchb",
     "pa-c", "crna", "pharmd", "lcsw", "aprn", "dnp", "facs", "facp", "faafp", "rgn", "rmn", "bsn", "msn",
 })  # fmt: skip
@@ -880,8 +880,8 @@ _SIGNATURE_END = re.compile(r"[ \t]*(?:$|[\n,;.)|/]|[-–—][ \t])")  # not "Be
 
 def _credentials_only(span: Span, text: str) -> bool:
     """Credentials alone (see ``_ONLY_CREDENTIALS``): two or more ("PharmD, BCGP", "RN CHPN"), one
-    that is never anything else, or one after a person's name and a comma ("Jane Doe, PA-C"). A
-    word written as a name is ("Dr Hmdc", "Mba") is never one."""
+    that is never anything else, or one after a person's name or another credential and a comma
+    ("Jane Doe, PA-C"). A word written as a name is ("Dr Hmdc", "Mba") is never one."""
     words = text[span.start : span.end]
     found = _CREDENTIAL_WORD.findall(words)
     if len(found) == 1 and found[0] in _SMALL_ROLES:

@@ -132,20 +132,20 @@ class SignatureInitialsRecognizer:
 
 # A flowsheet's initials column: observations, dialysis runs, restraint checks, vaccination and
 # medication logs sign each row in a column the header names ("TIME | BP | ... | INIT", "Date
-# Dose  Sig"). The header proves what the column holds, so a cell there is initials even when the
-# letters are a word or a unit elsewhere ("at", "ms"). Tables only: cells split by bars or by two
-# blanks or more, each line cut once (linear).
-# Not "Sig" (a US prescription's directions), not "Initial" (a setting's first value).
+# Dose  Signed"). The header proves what the column holds, so a cell there is initials even when
+# the letters are a word or a unit elsewhere ("at", "ms"). Tables only: cells split by bars, tabs
+# or two blanks or more, each line cut once (linear). Not "Sig" (a US prescription's directions),
+# not "Initial" (a setting's first value).
 _COLUMN_HEADER = re.compile(
-    r"(?:init\.?|inits|initials|sign(?:ed|ature)?|signed[ ]by|by|paraphes?|visa|firma|iniciales|r[úu]brica)",
+    r"(?:init\.?|inits|initials|ini\.?|sign(?:ed|ature)?|signed[ ]by|by|paraphes?|visa|firma|iniciales|"
+    r"r[úu]brica)",
     re.IGNORECASE)
 _INITIALS_CELL = re.compile(
     r"[ \t]*(?P<a>[A-Z]{2,4}|[a-z]{2,3})(?:/(?P<b>[A-Z]{2,4}|[a-z]{2,3}))?(?=[ \t]{2,}|[ \t]*(?:\||$))")
-# What such a column also holds: chart codes, who gave a dose, a role, a team's grade.
+# What such a column also holds beside ``_CLINICAL``: chart codes, who gave a dose, a role, a grade.
 _NOT_A_SIGNER = frozenset({
-    "na", "nil", "none", "yes", "no", "done", "see", "tbc", "pend", "held", "hold", "ref", "omit", "self",
-    "pt", "ok", "mum", "mom", "dad", "lab", "poc", "day", "stat", "given", "nbm", "npo", "ide", "dr", "enf",
-    "due", "as", "ash", "aide", "sho", "reg", "fy1", "fy2", "hca", "rn", "lpn", "cna", "md", "pa", "np",
+    "none", "done", "see", "pend", "held", "hold", "ref", "omit", "self", "mum", "mom", "dad", "lab", "poc",
+    "day", "stat", "given", "ide", "dr", "enf", "due", "as", "ash", "aide", "sho", "reg",
 })  # fmt: skip
 
 
@@ -176,8 +176,8 @@ def initials_column(text: str) -> list[tuple[int, int]]:
         elif header is not None and _ranked(line) == header[2]:
             cell = _column_cell(cells, header)
             m = _INITIALS_CELL.match(line, cell[0], cell[1]) if cell else None
-            for group in ("a", "b"):
-                word = m.group(group) if m else None
+            for group in ("a", "b") if m else ():
+                word = m.group(group)  # type: ignore[union-attr]
                 if word and word.lower() not in _NOT_A_SIGNER and word.upper() not in _CLINICAL:
                     found.append((offset + m.start(group), offset + m.end(group)))  # type: ignore[union-attr]
         else:
@@ -213,8 +213,8 @@ def _author_of(m: re.Match[str], group: str, text: str) -> bool:
     if not (group == "a" and m.group("a").isupper() and typist is not None and typist.islower()
             and _initials(typist, False)):
         return False
-    return m.re is not _AUTHOR_TYPIST_AT_END or text[max(0, m.start() - 2) : m.start()] in ("  ", "\t\t") or (
-        m.start() >= 1 and text[m.start() - 1] == "\t")
+    gap = text[max(0, m.start() - 2) : m.start()]
+    return m.re is not _AUTHOR_TYPIST_AT_END or gap == "  " or gap.endswith("\t")
 
 
 def _entry_signer(m: re.Match[str]) -> bool:
@@ -232,24 +232,26 @@ def _entry_signer(m: re.Match[str]) -> bool:
     return not ({letters.upper()} & (_CLINICAL | _NOT_SIGNERS)) and letters.lower() not in _NOT_INITIALS
 
 
-# What an entry's header may end with that signs nothing: a finding, a shift's verdict, a subject
-# in three capitals (French, Spanish and English shorthand of a nursing entry's target).
+# What an entry's header may end with that signs nothing, beside ``_CLINICAL`` and ``_NOT_INITIALS``:
+# a finding, a shift's verdict, a subject in capitals (the French, Spanish and English shorthand of a
+# nursing entry's target), a short word.
 _NOT_SIGNERS = frozenset({
-    "RAS", "NAD", "OK", "AM", "PM", "NEW", "SAT", "DNR", "NIL", "NBM", "TBC", "MAT", "AEG", "TVP",
-    "UTI", "DKA", "SOB", "IRM", "GCS", "IAM", "BM", "AVC", "HTA", "EP", "ACR", "FA", "IVU", "ITU",
-    "EVA", "TA", "FC", "FR", "IV", "PO", "IM", "SC", "NEB", "NIV", "VNI", "ECG", "EKG", "ETT", "RX",
-    "TX", "DX", "HX", "SX", "CP", "YES", "NO", "ABX", "FBC", "CRP", "UNE", "LES", "DES", "AUX", "SUR",
-    "VIA", "THE", "AND", "FOR", "VER",
+    "RAS", "AM", "PM", "NEW", "SAT", "MAT", "AEG", "TVP", "UTI", "DKA", "SOB", "IRM", "GCS", "IAM", "BM",
+    "AVC", "HTA", "EP", "ACR", "FA", "IVU", "EVA", "TA", "FC", "FR", "NEB", "NIV", "VNI", "EKG", "ETT",
+    "CP", "ABX", "FBC", "CRP", "UNE", "AUX", "SUR", "VIA", "THE", "FOR",
 })  # fmt: skip
 
 
 def _typist_alone(m: re.Match[str], group: str, text: str) -> bool:
-    """A typist's small letters that are also a unit ("HD/ml") after the author's capitals, the
-    pair alone on its line: no dose or lab value is written that way ("PSA 0.1 NG/ml" is one)."""
+    """A typist's small letters that are also a unit ("HD/ml") after the author's capitals, after a
+    reference's label ("Réf. : PD/ml") or the pair alone on its line: no dose or lab value is written
+    that way ("PSA 0.1 NG/ml" is one)."""
     if group != "b" or m.groupdict().get("c"):
         return False
     author, typist = m.group("a"), m.group("b")
     capitals = author.isupper() or _MC_FORM.fullmatch(author) is not None
+    if m.re is _REFERENCE:
+        return typist.islower() and capitals and author.lower() not in _NOT_INITIALS
     before = m.start()
     while before > 0 and text[before - 1] in " \t":  # blanks only back to the line's start
         before -= 1

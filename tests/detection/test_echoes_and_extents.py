@@ -232,3 +232,11 @@ def test_a_given_name_after_a_title_is_a_person_and_a_place_in_an_address_or_a_l
     out = _texts(echo_names(spans, text, "en"), text)
     assert [label for word, label in out if word == "Georgia"] == ["PATIENT", "LOCATION", "LOCATION"]
     assert ("Florence", "CITY") in out  # a name written surname first gives no given name to read
+
+
+def test_a_signers_initials_closing_the_sentence_they_sign_are_the_signer() -> None:
+    text = ("Hora   TA       Ini\n08:00  112/64   MRT\n\n"
+            "- Braden 11/23, cambios posturales c/4 h. MRT\n- Vista por Dr. Fuentes, MRT aparte.\n")
+    i = text.index("MRT")
+    out = _texts(echo_names([Span(i, i + 3, Label.STAFF, "rules.signature_initials", 1.0)], text, "es"), text)
+    assert out == [("MRT", "STAFF"), ("MRT", "STAFF")]  # the line's end after a sentence; not inside one

@@ -109,3 +109,11 @@ def test_the_signer_at_the_end_of_a_dated_entry_header_is_found(text: str, expec
 ])  # fmt: skip
 def test_an_entry_header_that_ends_with_no_signer_gives_none(text: str) -> None:
     assert initials(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Réf. : PD/ml               Strasbourg, le 3 mars", ["PD", "ml"]),  # the label proves the pair
+    ("Hora   TA       Diur.  Ini\n08:00  112/64   80     MRT\n", ["MRT"]),  # Spanish "Ini." heads initials
+])  # fmt: skip
+def test_a_reference_label_and_a_short_header_prove_the_initials(text: str, expected: list[str]) -> None:
+    assert initials(text) == expected
