@@ -294,6 +294,19 @@ def _grow_weekday(span: Span, text: str) -> Span:
     return span if m is None else Span(m.start(1), span.end, span.label, span.source, span.score)
 
 
+# The check letter written after an identifier's digits: glued by a hyphen ("NIE X2975031-R",
+# "DNI 79216485-S"), or alone after a blank where a table's cell or a field ends ("G091 524 181 436 W
+# | RBC", "W0137 19 651077 K   Grupo"). It is computed from the digits, so it is part of them.
+_CHECK_LETTER = re.compile(r"-[A-Z](?![\w\-])|[ \t][A-Z](?=[ \t]?\||[ \t]{2}|\t|[ \t]*$|[,;)])", re.M)
+
+
+def _grow_check_letter(span: Span, text: str) -> Span:
+    if span.end == 0 or not text[span.end - 1].isdigit():
+        return span
+    m = _CHECK_LETTER.match(text, span.end)
+    return Span(span.start, m.end(), span.label, span.source, span.score) if m else span
+
+
 def whole_extents(spans: Iterable[Span], text: str, language: str) -> list[Span]:
     """``spans`` grown over the parts of what they name left beside them (module docstring);
     a span never shrinks, and one grown into another is merged by the caller's resolution."""
@@ -302,6 +315,8 @@ def whole_extents(spans: Iterable[Span], text: str, language: str) -> list[Span]
         cat = s.label.category
         if cat is not Category.DATE and any(c.isdigit() for c in text[s.start : s.end]):
             s = _grow_glued(s, text, letters=False)
+        if cat is Category.QID:
+            s = _grow_check_letter(s, text)
         if s.label.value in ("CITY", "LOCATION", "HOSPITAL", "ORG"):
             # a compound town's and an institution's other parts ("BIO-ALSACE", "BUMC-T")
             s = _grow_glued(s, text, letters=True)

@@ -87,6 +87,23 @@ class PhoneRecognizer(RegexRecognizer):
         return Label.PHONE
 
 
+# An internal number alone after the word that calls it: "bleep 1156", "pgr 2291", "ext. 4530",
+# "pager 4-2281", "poste 4512", "busca 4417". It reaches one person (a clinician's bleep, a social
+# worker's desk), so it is a phone. Three digits at least: "poste 2", "bip 12" are a dialysis
+# station and a count. After a whole number the extension is already the phone's (`_EXT`).
+_EXTENSION_ALONE = re.compile(
+    r"(?<![\w.])(?i:ext|extension|extensi[óo]n|bleep|blp|pager|pgr|beeper|poste|busca|"
+    r"buscapersonas|bip|dect)\.?[ \t]?[:#]?[ \t]?(?P<phi>\d{1,2}-\d{3,4}|\d{3,6})(?![\w/.,]\d|[\w/])"
+)
+
+
+@register("phone_extension", priority=40)
+class PhoneExtensionRecognizer(RegexRecognizer):
+    name = "phone_extension"
+    label = Label.PHONE
+    patterns: ClassVar[Patterns] = {ANY: (_EXTENSION_ALONE,)}
+
+
 @register("email", priority=30)
 class EmailRecognizer(RegexRecognizer):
     name = "email"

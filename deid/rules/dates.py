@@ -54,6 +54,13 @@ def _listed_days(day: str, conjunction: str, month: str) -> re.Pattern[str]:
                       rf"(?:{conjunction})[ \t]+(?:{day})[ \t]+(?:{month})(?![\w]))", _I)
 
 
+def _range_first_day(day: str, connector: str, month: str) -> re.Pattern[str]:
+    """The first day of a range whose second day carries the month ("13-31 May 2024", "3–7 mars",
+    "del 13 al 31 de mayo"): the month dates both; the second day is the ordinary "31 May"."""
+    return re.compile(rf"(?<![\w/.,:\-])(?P<phi>{day})(?=[ \t]*+(?:{connector})[ \t]*+(?:{day})[ \t]+"
+                      rf"(?:{month})(?![\w]))", _I)
+
+
 def _weekday_day(language: str) -> re.Pattern[str]:
     names = {n.lower() for n in WEEKDAYS[language]}
     short = {a for forms in WEEKDAY_ABBREVIATIONS[language] for a in forms}
@@ -189,6 +196,7 @@ class DateRecognizer(RegexRecognizer):
             _weekday_day("fr"),
             # days listed before the month they share: "les 13 et 27 février", "les 2, 9 et 16 mars"
             _listed_days(rf"1er|{_LISTED_DAY}", r"et", _MONTH["fr"]),
+            _range_first_day(rf"1er|{_LISTED_DAY}", r"-|–|au", _MONTH["fr"]),
         ),
         "es": (
             # 3 de abril de 2018, 13-noviembre-2017, 3 abril 2018, 24 de mayo
@@ -222,6 +230,7 @@ class DateRecognizer(RegexRecognizer):
             _weekday_day("es"),
             # days listed before the month they share: "los días 3 y 5 de marzo", "el 2, 9 y 16 de mayo"
             _listed_days(_LISTED_DAY, r"y|e", r"de[ \t]+(?:" + _FULL_MONTH["es"] + r")"),
+            _range_first_day(_LISTED_DAY, r"-|–|al|a", r"(?:de[ \t]+)?(?:" + _FULL_MONTH["es"] + r")"),
             # a month's abbreviation and a two-digit year ("dic-23 a feb-24", "ITB 0,95 (nov/23)")
             re.compile(r"\b(?:ene|feb|mar|abr|may|jun|jul|ago|sept?|oct|nov|dic)[-/]\d{2}(?![\w/-])", _I),
         ),
@@ -259,6 +268,8 @@ class DateRecognizer(RegexRecognizer):
             # (the month capitalised: "grades 2 and 3 may be present")
             _listed_days(rf"{_LISTED_DAY}(?:st|nd|rd|th)?", r"and|&",
                          r"(?:of[ \t]+)?(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")"),
+            _range_first_day(rf"{_LISTED_DAY}(?:st|nd|rd|th)?", r"-|–|to|through|thru",
+                             r"(?:of[ \t]+)?(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")"),
             re.compile(r"\b(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")[ \t]+[0-3]?\d(?:st|nd|rd|th)?"
                        r"(?:[ \t]*,[ \t]+[0-3]?\d(?:st|nd|rd|th)?){0,6},?[ \t]+(?:and|&)[ \t]+"
                        rf"(?P<phi>{_LISTED_DAY}(?:st|nd|rd|th)?)\b(?![/:.,]\d|[ \t]*(?:%|mg|ml|years?|days?|"

@@ -11,6 +11,7 @@ import re
 from typing import ClassVar
 
 from deid.labels import Label
+from deid.locales import nhs_check_digit_ok
 from deid.rules.base import ANY, Patterns, RegexRecognizer
 from deid.rules.checks import dni_ok, iban_ok, nir_key_ok
 from deid.rules.registry import register
@@ -149,6 +150,27 @@ class DniRecognizer(RegexRecognizer):
 
     def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
         return self.label if dni_ok(match.group(0)) else None
+
+
+# A United Kingdom health number: the NHS number, Scotland's CHI number and Northern Ireland's
+# Health and Care number are all ten digits with the NHS's modulus-11 check digit, written 3-3-4
+# with blanks ("328 431 2978") or as one run after their name ("CHI 0511620425"). Hyphens are
+# left out: a US telephone number is 3-3-4 with hyphens, and one in eleven would pass the check.
+_UK_HEALTH_NUMBER = re.compile(
+    r"(?<![\w\-/.])(?:(?P<spaced>\d{3} \d{3} \d{4})"
+    r"|(?<=(?:NHS|CHI|H&C)[ \t])(?P<run>\d{10})|(?<=(?:NHS|CHI|H&C):[ \t])(?P<run2>\d{10}))"
+    r"(?![\w]|[\-/.]\d)"
+)
+
+
+@register("uk_health_number", priority=20)
+class UkHealthNumberRecognizer(RegexRecognizer):
+    name = "uk_health_number"
+    label = Label.ID_SSN
+    patterns: ClassVar[Patterns] = {"en": (_UK_HEALTH_NUMBER,)}
+
+    def label_for(self, text: str, match: re.Match[str], language: str) -> Label | None:
+        return self.label if nhs_check_digit_ok(match.group(0).replace(" ", "")) else None
 
 
 @register("iban", priority=20)

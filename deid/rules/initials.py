@@ -211,7 +211,7 @@ def _author_of(m: re.Match[str], group: str, text: str) -> bool:
     "Paracetamol 1g PO/stat" is a route and a frequency."""
     typist = m.groupdict().get("b")
     if not (group == "a" and m.group("a").isupper() and typist is not None and typist.islower()
-            and _initials(typist, False)):
+            and (_initials(typist, False) or _typist_alone(m, "b", text))):
         return False
     gap = text[max(0, m.start() - 2) : m.start()]
     return m.re is not _AUTHOR_TYPIST_AT_END or gap == "  " or gap.endswith("\t")
@@ -252,15 +252,24 @@ def _typist_alone(m: re.Match[str], group: str, text: str) -> bool:
     capitals = author.isupper() or _MC_FORM.fullmatch(author) is not None
     if m.re is _REFERENCE:
         return typist.islower() and capitals and author.lower() not in _NOT_INITIALS
+    if not (typist.islower() and capitals and author.lower() not in _NOT_INITIALS
+            and _LINE_END.match(text, m.end()) is not None):
+        return False
     before = m.start()
     while before > 0 and text[before - 1] in " \t":  # blanks only back to the line's start
         before -= 1
-    return (typist.islower() and capitals and author.lower() not in _NOT_INITIALS
-            and (before == 0 or text[before - 1] == "\n") and _LINE_END.match(text, m.end()) is not None)
+    if before == 0 or text[before - 1] == "\n":
+        return True
+    # at the end of the dictation's own line ("Dictated 12/03/24, typed 14/03/24  NG/sc")
+    line_start = text.rfind("\n", 0, before) + 1
+    return m.re is _AUTHOR_TYPIST_AT_END and _DICTATION_WORD.search(text, line_start, before) is not None
 
 
 _MC_FORM = re.compile(_MC)
 _LINE_END = re.compile(r"[ \t]*(?:\n|$)")
+_DICTATION_WORD = re.compile(
+    r"(?i:\b(?:typed|dictated|transcribed|dict|tap[ée]e?|dactylographi[ée]e?|dict[ée]e?|frapp[ée]e?|"
+    r"transcrit[oae]?|mecanografiad[oa]|dictad[oa])\b)|(?<!\w)[DT]:")
 
 
 def _initials(word: str, typed_by: bool) -> bool:

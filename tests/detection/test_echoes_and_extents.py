@@ -240,3 +240,15 @@ def test_a_signers_initials_closing_the_sentence_they_sign_are_the_signer() -> N
     i = text.index("MRT")
     out = _texts(echo_names([Span(i, i + 3, Label.STAFF, "rules.signature_initials", 1.0)], text, "es"), text)
     assert out == [("MRT", "STAFF"), ("MRT", "STAFF")]  # the line's end after a sentence; not inside one
+
+
+def test_an_identifiers_check_letter_after_its_digits_belongs_to_it() -> None:
+    text = ("NIE X2975031-R · NUHSA AN0744618029\n"
+            "| 1 | G091 524 181 436 W | RBC LD |\n"
+            "Nº de unidad/bolsa: W0137 19 651077 K   Grupo A+\n"
+            "Room 4112-B, MRN 20931 A patient")
+    spans = [_span(text, "X2975031", Label.ID_NATIONAL), _span(text, "G091 524 181 436", Label.ID_SSN),
+             _span(text, "W0137 19 651077", Label.ID_SSN), _span(text, "20931", Label.ID_PATIENT)]
+    assert _texts(whole_extents(spans, text, "es"), text) == [
+        ("X2975031-R", "ID_NATIONAL"), ("G091 524 181 436 W", "ID_SSN"), ("W0137 19 651077 K", "ID_SSN"),
+        ("20931", "ID_PATIENT")]  # "A patient": a word, not a check letter

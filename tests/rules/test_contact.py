@@ -111,3 +111,32 @@ def test_a_birth_date_and_an_age_are_not_a_phone_number() -> None:
     spans = RuleDetector().find(text, "fr")
     found = [(text[s.start : s.end], s.label.value) for s in spans]
     assert ("07/11/1968", "BIRTH_DATE") in found and not [f for f in found if f[1] == "PHONE"]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "surface"),
+    [
+        ("Dr Rajesh Nair, FY2, GMC 7382914, bleep 1156\n", "en", "1156"),
+        ("Samir Haddad, PharmD   pgr 2291   ext 5-6018", "en", "2291"),
+        ("Samir Haddad, PharmD   pgr 2291   ext 5-6018", "en", "5-6018"),
+        ("Adaeze Nwankwo-Berg, LICSW   pager 4-2281   12/09/23", "en", "4-2281"),
+        ("es comenta amb Unitat d'Arrítmies (ext. 4530) per implant", "es", "4530"),
+        ("Nefrología · busca 4417", "es", "4417"),
+        ("assistante sociale – poste 1462", "fr", "1462"),
+    ],
+)
+def test_an_extension_or_a_bleep_alone_after_its_word_is_a_phone(
+        find: Find, text: str, lang: str, surface: str) -> None:
+    assert (surface, Label.PHONE) in find(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "number"),
+    [
+        ("Branché au poste 2 de dialyse.", "fr", "2"),  # a station, not an extension
+        ("Bip 12 fois dans la nuit.", "fr", "12"),
+        ("Knee flex 110, ext 4.5 cm lag.", "en", "4.5"),
+    ],
+)
+def test_a_short_count_after_the_word_is_no_extension(find: Find, text: str, lang: str, number: str) -> None:
+    assert all(number not in surface for surface, label in find(text, lang) if label is Label.PHONE)

@@ -217,3 +217,21 @@ def test_a_weekday_in_brackets_after_its_date_is_a_date(text: str, lang: str, we
 def test_a_weekday_word_in_brackets_after_a_decimal_or_in_capitals_is_no_date(text: str, lang: str) -> None:
     recognizers = build_recognizers(["weekday"])
     assert [s for r in recognizers for s in r.find(text, lang)] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "first"),
+    [
+        ("Adjuvant RT L breast 40 Gy/15# 13-31 May 2024", "en", "13"),
+        ("Admitted from the 3rd to 7th of March.", "en", "3rd"),
+        ("Hospitalisée du 3-7 mars 2024.", "fr", "3"),
+        ("Ingresado del 13 al 31 de mayo.", "es", "13"),
+    ],
+)
+def test_the_first_day_of_a_range_whose_second_carries_the_month_is_a_date(
+        find: Find, text: str, lang: str, first: str) -> None:
+    assert (first, Label.DATE) in find(text, lang)
+
+
+def test_a_grade_range_before_the_modal_may_is_no_range_of_days(find: Find) -> None:
+    assert ("2", Label.DATE) not in find("Grades 2-3 may be seen.", "en")

@@ -123,3 +123,34 @@ def test_labelled_hospital_identifier_spans_only_the_identifier(
 )
 def test_label_words_without_an_identifier(find: Find, text: str, lang: str) -> None:
     assert [s for s in find(text, lang) if s[1].category.value == "QID"] == []
+
+
+def _with_nhs_check_digit(nine: str) -> str:
+    """The ten digits whose last is the NHS modulus-11 check digit of ``nine`` (computed here, apart
+    from the code under test)."""
+    total = sum(int(d) * w for d, w in zip(nine, range(10, 1, -1), strict=True))
+    check = (11 - total % 11) % 11
+    assert check != 10, "pick another body: 10 is no check digit"
+    return nine + str(check)
+
+
+@pytest.mark.parametrize("cue", ["H&C", "NHS No:", "CHI", ""])
+def test_a_uk_health_number_with_its_check_digit_is_found_spaced(find: Find, cue: str) -> None:
+    digits = _with_nhs_check_digit("328431297")
+    spaced = f"{digits[:3]} {digits[3:6]} {digits[6:]}"
+    assert (spaced, Label.ID_SSN) in find(f"Pascal QUINN  29  {cue} {spaced}   Day 3 post RTC", "en")
+
+
+def test_a_uk_health_number_run_together_needs_its_name(find: Find) -> None:
+    digits = _with_nhs_check_digit("051162043")
+    assert (digits, Label.ID_SSN) in find(f"CHI {digits}, Glasgow", "en")
+    assert (digits, Label.ID_SSN) in find(f"CHI: {digits}, Glasgow", "en")
+
+
+def test_a_ten_digit_number_failing_the_check_or_hyphenated_is_no_uk_health_number(find: Find) -> None:
+    digits = _with_nhs_check_digit("328431297")
+    wrong = digits[:9] + str((int(digits[9]) + 1) % 10)
+    assert (f"{wrong[:3]} {wrong[3:6]} {wrong[6:]}", Label.ID_SSN) not in find(
+        f"Ref {wrong[:3]} {wrong[3:6]} {wrong[6:]} x", "en")
+    hyphenated = f"{digits[:3]}-{digits[3:6]}-{digits[6:]}"  # a US telephone's shape
+    assert all(label is not Label.ID_SSN for _, label in find(f"Call {hyphenated} today", "en"))

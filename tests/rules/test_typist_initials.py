@@ -117,3 +117,12 @@ def test_an_entry_header_that_ends_with_no_signer_gives_none(text: str) -> None:
 ])  # fmt: skip
 def test_a_reference_label_and_a_short_header_prove_the_initials(text: str, expected: list[str]) -> None:
     assert initials(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Dictated 12/03/24, typed 14/03/24  NG/sc\n\ncc: Dr A", ["NG", "sc"]),  # "sc" is a route elsewhere
+    ("D: 03/02/2024  T: 05/02/2024   HC/ml\n", ["HC", "ml"]),
+    ("Heparin 5000 units  NG/sc\n", []),  # no dictation on the line: a dose and its route
+])  # fmt: skip
+def test_a_unit_like_typist_ends_the_dictation_line(text: str, expected: list[str]) -> None:
+    assert initials(text) == expected
