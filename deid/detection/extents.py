@@ -295,15 +295,20 @@ def _grow_weekday(span: Span, text: str) -> Span:
 
 
 # The check letter written after an identifier's digits: glued by a hyphen ("NIE X2975031-R",
-# "DNI 79216485-S"), or alone after a blank where a table's cell or a field ends ("G091 524 181 436 W
-# | RBC", "W0137 19 651077 K   Grupo"). It is computed from the digits, so it is part of them.
-_CHECK_LETTER = re.compile(r"-[A-Z](?![\w\-])|[ \t][A-Z](?=[ \t]?\||[ \t]{2}|\t|[ \t]*$|[,;)])", re.M)
+# "DNI 79216485-S"), or, after a number written in groups, alone after a blank where a table's cell
+# or a field ends ("G091 524 181 436 W | RBC", "W0137 19 651077 K   Grupo"). It is computed from the
+# digits, so it is part of them. Not a letter that a record's next column often holds after a number
+# written whole: a sex, a blood group, a pronoun ("MRN 1234567  F  72", "NHC 123456 H", "1234567 A Rh+").
+_GLUED_LETTER = re.compile(r"-[A-Z](?![\w\-])")
+_SPACED_LETTER = re.compile(r"[ \t](?![FMHABOI])[A-Z](?=[ \t]?\||[ \t]{2}|\t|[ \t]*$|[,;)])", re.M)
 
 
 def _grow_check_letter(span: Span, text: str) -> Span:
     if span.end == 0 or not text[span.end - 1].isdigit():
         return span
-    m = _CHECK_LETTER.match(text, span.end)
+    m = _GLUED_LETTER.match(text, span.end)
+    if m is None and " " in text[span.start : span.end]:
+        m = _SPACED_LETTER.match(text, span.end)
     return Span(span.start, m.end(), span.label, span.source, span.score) if m else span
 
 

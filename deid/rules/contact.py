@@ -93,7 +93,9 @@ class PhoneRecognizer(RegexRecognizer):
 # station and a count. After a whole number the extension is already the phone's (`_EXT`).
 _EXTENSION_ALONE = re.compile(
     r"(?<![\w.])(?i:ext|extension|extensi[óo]n|bleep|blp|pager|pgr|beeper|poste|busca|"
-    r"buscapersonas|bip|dect)\.?[ \t]?[:#]?[ \t]?(?P<phi>\d{1,2}-\d{3,4}|\d{3,6})(?![\w/.,]\d|[\w/])"
+    r"buscapersonas|bip|dect)\.?[ \t]?[:#]?[ \t]?(?P<phi>\d{1,2}-\d{4}|\d{3,6})(?![\w/.,]\d|[\w/])"
+    # a joint's extension in degrees or per cent ("extension 180°", "extension 100%") is a range of motion
+    r"(?![ \t]*+(?:°|%|(?i:deg|degrees?|grad|grados?|º)\b))"
 )
 
 

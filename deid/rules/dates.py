@@ -196,7 +196,7 @@ class DateRecognizer(RegexRecognizer):
             _weekday_day("fr"),
             # days listed before the month they share: "les 13 et 27 février", "les 2, 9 et 16 mars"
             _listed_days(rf"1er|{_LISTED_DAY}", r"et", _MONTH["fr"]),
-            _range_first_day(rf"1er|{_LISTED_DAY}", r"-|–|au", _MONTH["fr"]),
+            _range_first_day(rf"1er|{_LISTED_DAY}", r"-|–|au|à", _MONTH["fr"]),
         ),
         "es": (
             # 3 de abril de 2018, 13-noviembre-2017, 3 abril 2018, 24 de mayo
@@ -268,7 +268,7 @@ class DateRecognizer(RegexRecognizer):
             # (the month capitalised: "grades 2 and 3 may be present")
             _listed_days(rf"{_LISTED_DAY}(?:st|nd|rd|th)?", r"and|&",
                          r"(?:of[ \t]+)?(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")"),
-            _range_first_day(rf"{_LISTED_DAY}(?:st|nd|rd|th)?", r"-|–|to|through|thru",
+            _range_first_day(rf"{_LISTED_DAY}(?:st|nd|rd|th)?", r"-|–|to|through|thru|until|till",
                              r"(?:of[ \t]+)?(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")"),
             re.compile(r"\b(?=(?-i:[A-Z]))(?:" + _MONTH["en"] + r")[ \t]+[0-3]?\d(?:st|nd|rd|th)?"
                        r"(?:[ \t]*,[ \t]+[0-3]?\d(?:st|nd|rd|th)?){0,6},?[ \t]+(?:and|&)[ \t]+"

@@ -260,16 +260,18 @@ def _typist_alone(m: re.Match[str], group: str, text: str) -> bool:
         before -= 1
     if before == 0 or text[before - 1] == "\n":
         return True
-    # at the end of the dictation's own line ("Dictated 12/03/24, typed 14/03/24  NG/sc")
+    # at the end of the dictation's own line, after a wide gap ("Dictated 12/03/24, typed 14/03/24  NG/sc")
     line_start = text.rfind("\n", 0, before) + 1
-    return m.re is _AUTHOR_TYPIST_AT_END and _DICTATION_WORD.search(text, line_start, before) is not None
+    gap = text[max(0, m.start() - 2) : m.start()]
+    return (m.re is _AUTHOR_TYPIST_AT_END and (gap == "  " or gap.endswith("\t"))
+            and _DICTATION_WORD.search(text, line_start, before) is not None)
 
 
 _MC_FORM = re.compile(_MC)
 _LINE_END = re.compile(r"[ \t]*(?:\n|$)")
 _DICTATION_WORD = re.compile(
     r"(?i:\b(?:typed|dictated|transcribed|dict|tap[ée]e?|dactylographi[ée]e?|dict[ée]e?|frapp[ée]e?|"
-    r"transcrit[oae]?|mecanografiad[oa]|dictad[oa])\b)|(?<!\w)[DT]:")
+    r"transcrit[oae]?|mecanografiad[oa]|dictad[oa])\b)")
 
 
 def _initials(word: str, typed_by: bool) -> bool:

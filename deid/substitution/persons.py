@@ -545,6 +545,7 @@ class _SureReadings:
     givens: set[str]
     initials: set[tuple[str, str]]  # (first surname, given-name initial)
     doubles: set[tuple[str, ...]]  # two first surnames ("Martínez Boada")
+    given_runs: set[tuple[str, ...]]  # the given names of a sure mention, in order ("José", "Luis")
 
     @classmethod
     def of(cls, parsed: Sequence[identity.Mention]) -> _SureReadings:
@@ -556,6 +557,7 @@ class _SureReadings:
             givens={g for m in parsed if not m.ambiguous for g in m.givens},
             initials={(m.surnames[0], m.given_initial) for m in parsed if m.given_initial and m.surnames},
             doubles={tuple(m.surnames[:2]) for m in parsed if not m.ambiguous and len(m.surnames) >= 2},
+            given_runs={tuple(m.givens) for m in parsed if not m.ambiguous and len(m.givens) >= 2},
         )
 
 
@@ -571,6 +573,8 @@ def _settle_order(m: identity.Mention, sure: _SureReadings) -> None:
     first_surname = next(u.text for u in m.units if u.role == "surname")
     if here in sure.persons:
         m.ambiguous = ""
+    elif swapped not in sure.persons and _given_run(m, sure):
+        m.as_given()  # "José Luis" beside "José Luis Cuenca Martínez": his two given names
     elif (
         swapped in sure.persons
         or (swapped[0], swapped[1][:1]) in sure.initials
@@ -585,6 +589,14 @@ def _settle_order(m: identity.Mention, sure: _SureReadings) -> None:
         and identity.gender_of_given(first_surname, "") == said
     ):
         m.swap()  # "Mme Denis Christine": Denis is a man's name, Christine a woman's
+
+
+def _given_run(m: identity.Mention, sure: _SureReadings) -> bool:
+    """The mention's words, in their order, are given names one sure mention of the note runs
+    together, and none of them is a surname there."""
+    words = tuple(u.value for u in m.units if u.role in ("given", "surname"))
+    return not set(words) & sure.surnames and any(
+        run[i : i + len(words)] == words for run in sure.given_runs for i in range(len(run)))
 
 
 def _settle_single(m: identity.Mention, sure: _SureReadings) -> None:

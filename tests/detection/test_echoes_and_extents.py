@@ -252,3 +252,11 @@ def test_an_identifiers_check_letter_after_its_digits_belongs_to_it() -> None:
     assert _texts(whole_extents(spans, text, "es"), text) == [
         ("X2975031-R", "ID_NATIONAL"), ("G091 524 181 436 W", "ID_SSN"), ("W0137 19 651077 K", "ID_SSN"),
         ("20931", "ID_PATIENT")]  # "A patient": a word, not a check letter
+
+
+def test_a_sex_or_a_blood_group_after_a_number_written_whole_is_no_check_letter() -> None:
+    text = "MRN 1234567\tF\t72\nNHC: 123456 H  Edad: 72\nW0137 19 651077 A  Rh+"
+    spans = [_span(text, "1234567", Label.ID_PATIENT), _span(text, "123456", Label.ID_PATIENT, 1),
+             _span(text, "W0137 19 651077", Label.ID_SSN)]
+    assert _texts(whole_extents(spans, text, "es"), text) == [
+        ("1234567", "ID_PATIENT"), ("123456", "ID_PATIENT"), ("W0137 19 651077", "ID_SSN")]

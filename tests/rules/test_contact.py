@@ -136,6 +136,10 @@ def test_an_extension_or_a_bleep_alone_after_its_word_is_a_phone(
         ("Branché au poste 2 de dialyse.", "fr", "2"),  # a station, not an extension
         ("Bip 12 fois dans la nuit.", "fr", "12"),
         ("Knee flex 110, ext 4.5 cm lag.", "en", "4.5"),
+        ("Elbow extension 180° passively.", "en", "180"),
+        ("Full extension 180 degrees.", "en", "180"),
+        ("Lumbar ROM: flexion 75%, extension 100%.", "en", "100"),
+        ("Knee extension 0-120 today.", "en", "0-120"),
     ],
 )
 def test_a_short_count_after_the_word_is_no_extension(find: Find, text: str, lang: str, number: str) -> None:

@@ -134,7 +134,7 @@ def _with_nhs_check_digit(nine: str) -> str:
     return nine + str(check)
 
 
-@pytest.mark.parametrize("cue", ["H&C", "NHS No:", "CHI", ""])
+@pytest.mark.parametrize("cue", ["H&C", "NHS No:", "CHI", "Health and Care No."])
 def test_a_uk_health_number_with_its_check_digit_is_found_spaced(find: Find, cue: str) -> None:
     digits = _with_nhs_check_digit("328431297")
     spaced = f"{digits[:3]} {digits[3:6]} {digits[6:]}"
@@ -154,3 +154,11 @@ def test_a_ten_digit_number_failing_the_check_or_hyphenated_is_no_uk_health_numb
         f"Ref {wrong[:3]} {wrong[3:6]} {wrong[6:]} x", "en")
     hyphenated = f"{digits[:3]}-{digits[3:6]}-{digits[6:]}"  # a US telephone's shape
     assert all(label is not Label.ID_SSN for _, label in find(f"Call {hyphenated} today", "en"))
+
+
+def test_a_spaced_ten_digit_number_needs_the_name_of_the_health_number(find: Find) -> None:
+    digits = _with_nhs_check_digit("900910101")
+    spaced = f"{digits[:3]} {digits[3:6]} {digits[6:]}"
+    series = f"NICU weights (g): {spaced}, tolerating"
+    assert all(label is not Label.ID_SSN for _, label in find(series, "en"))
+    assert all(label is not Label.ID_SSN for _, label in find(f"Tel: {spaced}", "en"))

@@ -121,8 +121,9 @@ def test_a_reference_label_and_a_short_header_prove_the_initials(text: str, expe
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("Dictated 12/03/24, typed 14/03/24  NG/sc\n\ncc: Dr A", ["NG", "sc"]),  # "sc" is a route elsewhere
-    ("D: 03/02/2024  T: 05/02/2024   HC/ml\n", ["HC", "ml"]),
+    ("Dictated: 03/02/2024  Typed: 05/02/2024   HC/ml\n", ["HC", "ml"]),
     ("Heparin 5000 units  NG/sc\n", []),  # no dictation on the line: a dose and its route
+    ("T: 37.8 HR 92 PSA 0.1 NG/ml\n", []),  # a temperature's "T:", no dictation; a value's unit
 ])  # fmt: skip
 def test_a_unit_like_typist_ends_the_dictation_line(text: str, expected: list[str]) -> None:
     assert initials(text) == expected

@@ -1011,3 +1011,25 @@ def test_a_relatives_birth_date_is_never_the_patients_anchor() -> None:
         born = date(int(second[6:]), int(second[3:5]), int(second[:2]))
         assert first != second, out
         assert abs((born - date(2024, 6, 9)).days) < 120, out  # a date noised in days, not years
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_compound_given_name_used_alone_is_his_two_given_names(seed: int) -> None:
+    n1 = build(["Nombre: ", ("José Luis Cuenca Martínez", L.PATIENT), ". Vive con su hija. ",
+                ("José Luis", L.PATIENT), " va los fines de semana a casa."])  # type: ignore[list-item]
+    [a] = await run([n1], "es", seed)
+    full, alone = a
+    m = re.fullmatch(r"(\w+) (\w+) (\w+) (\w+)", full)
+    assert m, a
+    # "José Luis" alone is his two given names, not a given name and a surname
+    assert alone == f"{m[1]} {m[2]}", a
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_two_given_names_of_two_people_are_a_third_persons_name(seed: int) -> None:
+    n1 = build([("Martín GÓMEZ", L.PATIENT), " y ", ("Luis PÉREZ", L.STAFF), ". Lo ve el Dr. ",
+                ("Luis Martín", L.STAFF), "."])  # type: ignore[list-item]
+    [a] = await run([n1], "es", seed)
+    patient, doctor, third = a
+    # "Luis Martín" runs no one's given names together: Martín stays a surname here
+    assert third.split()[0] == doctor.split()[0] and third.split()[1] != patient.split()[0], a
