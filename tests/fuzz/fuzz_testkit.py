@@ -33,26 +33,33 @@ class TooSlow(AssertionError):
     pass
 
 
-def within(fn: Callable[[], T], *, size: int, base_s: float, per_unit_s: float) -> T:
+def within(fn: Callable[[], T], *, size: int, base_s: float, per_unit_s: float, tries: int = 3) -> T:
     """``fn()``, failing when it took more than ``base_s + per_unit_s * size`` seconds of this
     thread's CPU time: a bound linear in the input's size. CPU time, not wall time, so that other
     processes on a loaded machine do not count; the bound is generous (tens of times the measured
     cost), so only a super-linear path or a hang-like stall trips it. The garbage collector is
     paused meanwhile: a full collection of the test process's heap is not the input's cost.
+    A run over the bound is timed again, up to ``tries`` runs in all, and fails only when every
+    run is over it: on a shared machine a neighbour's load still slows this thread's CPU time
+    (caches, frequency, a virtual machine's stolen time), once by 4 % over the bound of a rule run
+    that takes a third of it alone; a super-linear path is over it every time.
     First calls (imports, tables loaded once) belong in a warm-up before."""
     limit = base_s + per_unit_s * size
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        start = time.thread_time()
-        result = fn()
-        spent = time.thread_time() - start
-    finally:
-        if collecting:
-            gc.enable()
-    if spent > limit:
-        raise TooSlow(f"{spent:.3f} s of CPU for an input of {size} units, bound {limit:.3f} s")
-    return result
+    spent = float("inf")
+    for _ in range(tries):
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            start = time.thread_time()
+            result = fn()
+            spent = min(spent, time.thread_time() - start)
+        finally:
+            if collecting:
+                gc.enable()
+        if spent <= limit:
+            return result
+    raise TooSlow(f"{spent:.3f} s of CPU for an input of {size} units, bound {limit:.3f} s "
+                  f"(least of {tries} runs)")
 
 
 def best_of(fn: Callable[[], object], tries: int = 3) -> float:
