@@ -63,10 +63,35 @@ def within(fn: Callable[[], T], *, size: int, base_s: float, per_unit_s: float, 
 
 
 def best_of(fn: Callable[[], object], tries: int = 3) -> float:
-    """The least CPU time of ``tries`` runs of ``fn``."""
+    """The least CPU time of ``tries`` runs of ``fn``, the garbage collector paused meanwhile (a
+    full collection of the test process's heap, which the suite has grown, is not ``fn``'s cost)."""
     best = float("inf")
-    for _ in range(tries):
-        start = time.thread_time()
-        fn()
-        best = min(best, time.thread_time() - start)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(tries):
+            start = time.thread_time()
+            fn()
+            best = min(best, time.thread_time() - start)
+    finally:
+        if collecting:
+            gc.enable()
     return best
+
+
+def growth(small: Callable[[], object], large: Callable[[], object], *, limit: float,
+           rounds: int = 3, floor_s: float = 1e-3) -> float:
+    """How many times ``large`` costs ``small`` in CPU time: the least time of each over the rounds
+    so far, ``small``'s at least ``floor_s``. A round is timed again, up to ``rounds``, while the
+    ratio is over ``limit``: the least time of each size is the run other work disturbed least, so
+    one disturbed run of either size does not decide (a busy CI machine once read 25 for a run of
+    1.5 ms), while a super-linear cost stays over the limit in every round."""
+    least_small = least_large = float("inf")
+    ratio = float("inf")
+    for _ in range(rounds):
+        least_small = min(least_small, best_of(small))
+        least_large = min(least_large, best_of(large))
+        ratio = least_large / max(least_small, floor_s)
+        if ratio <= limit:
+            break
+    return ratio
