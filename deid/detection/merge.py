@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from deid.detection.convention import conform_span
-from deid.labels import CONTEXTUAL_CATEGORIES, Label
+from deid.labels import CONTEXTUAL_CATEGORIES, Category, Label
 from deid.spans import Span, clusters, longest, resolve
 
 # Labels whose extent the pattern fixes exactly (an e-mail address, a URL, an IP address, a
@@ -48,6 +48,18 @@ _ROLES = frozenset({Label.PATIENT, Label.STAFF, Label.RELATIVE})
 
 def _rules_win(rule: Span) -> bool:
     return rule.label.category not in CONTEXTUAL_CATEGORIES
+
+
+# Under this probability the model's label is a guess: the threshold it flags at is 0.1.
+_GUESS_BELOW = 0.5
+
+
+def _cue_beats_guess(rule: Span, model: Span) -> bool:
+    """A person the rules read from a cue (a title, a kinship word, 'goes by') over another kind of
+    name the model only guessed: 'Goes by "PJ"' read HOSPITAL at 0.14 left "PJ" out of the name
+    echoes, and its later uses ("PJ using it") in the output."""
+    return (rule.label.category is Category.PER and model.label.category is not Category.PER
+            and model.score < _GUESS_BELOW)
 
 
 # What may stand between dates of a list: "28 janvier et 10 février 1997", "3, 5 y 7 de mayo".
@@ -159,6 +171,8 @@ def merge(rule_spans: Iterable[Span], model_spans: Iterable[Span], text: str | N
             out.extend(kept)
             out.extend(resolve(_trim(rest, text)))
             continue
+        elif _cue_beats_guess(rule, model):
+            winner = rule
         else:
             winner = model
         start, end = min(s.start for s in group), max(s.end for s in group)

@@ -23,6 +23,8 @@ from deid.spans import Span
 
 _I = re.IGNORECASE
 _Q = r"[\"'“”‘’«»]"
+# French quotes hold their word between blanks, often non-breaking ones: « Fifi »
+_PAD = r"[ \t\u00a0\u202f]?"
 # A name: capitalised (or up to four capitals), at most two words; in quotes it may be in lower case.
 # Case-sensitive inside the case-blind cues.
 _NAME = r"(?-i:[A-ZÀ-Þ][a-zß-ÿ'’\-]{1,20}(?:[ \t][A-ZÀ-Þ][a-zß-ÿ'’\-]{1,20})?|[A-Z]{2,4}(?![\w'’]))"
@@ -31,24 +33,26 @@ _BEFORE: dict[str, str] = {
     "en": (r"goes[ \t]by|going[ \t]by|went[ \t]by|known[ \t]as|a\.?k\.?a\.?|nicknamed|nickname|"
            r"prefers[ \t](?:to[ \t]be[ \t])?called|likes[ \t]to[ \t]be[ \t]called|"
            r"calls[ \t](?:him|her|them)sel(?:f|ves)|(?:calls?|called)[ \t](?:him|her|them)"),
-    "fr": (r"dit|surnomm[ée]e?|se[ \t]fait[ \t]appeler|qu['’]on[ \t]appelle|appel[ée]e?[ \t]par[ \t]"
-           r"(?:tous|sa[ \t]famille|ses[ \t]proches)"),
-    "es": r"conocid[oa][ \t]como|apodad[oa]|alias|le[ \t]dicen|la[ \t]llaman|le[ \t]llaman",
+    "fr": (r"dit|surnomm[ée]e?|se[ \t]fait[ \t]appeler|qu['’]on[ \t](?:l['’])?appelle|"
+           r"appel[ée]e?[ \t]par[ \t](?:tous|sa[ \t]famille|ses[ \t]proches)"),
+    "es": (r"conocid[oa][ \t]como|apodad[oa]|alias|le[ \t]dicen|la[ \t]llaman|le[ \t]llaman|"
+           r"prefiere[ \t]que[ \t](?:la|le|lo)[ \t]llamen"),
 }
 _AFTER: dict[str, str] = {
     "en": (r"as[ \t](?:he|she|they)[ \t](?:prefers|likes)[ \t]to[ \t]be[ \t]called|"
            r"as[ \t](?:he|she|they)[ \t]signs?|as[ \t](?:he|she|they)[ \t](?:is|are)[ \t]known"),
     "fr": r"comme[ \t](?:on[ \t]l['’]appelle|(?:il|elle)[ \t]se[ \t]fait[ \t]appeler)",
-    "es": r"como[ \t](?:la|le|lo)[ \t]llaman|como[ \t](?:la|le|lo)[ \t]conocen",
+    "es": (r"como[ \t](?:la|le|lo)[ \t]llaman|como[ \t](?:la|le|lo)[ \t]conocen|"
+           r"(?:as[ií][ \t]|como[ \t])?prefiere[ \t]que[ \t](?:la|le|lo)[ \t]llamen"),
 }
 # "Known as:" is a field of English forms; elsewhere the cue stands in a sentence.
 _CUE_BEFORE = {
-    lang: re.compile(rf"\b(?:{cue})[ \t]*+:?[ \t]*+(?:{_Q}(?P<quoted>{_QUOTED_NAME}){_Q}|(?P<name>{_NAME}))",
-                     _I)
+    lang: re.compile(rf"\b(?:{cue})[ \t]*+:?[ \t]*+"
+                     rf"(?:{_Q}{_PAD}(?P<quoted>{_QUOTED_NAME}){_PAD}{_Q}|(?P<name>{_NAME}))", _I)
     for lang, cue in _BEFORE.items()
 }
 _CUE_AFTER = {
-    lang: re.compile(rf"(?:{_Q}(?P<quoted>{_QUOTED_NAME}){_Q}|(?<![\w'’\-])(?P<name>{_NAME}))"
+    lang: re.compile(rf"(?:{_Q}{_PAD}(?P<quoted>{_QUOTED_NAME}){_PAD}{_Q}|(?<![\w'’\-])(?P<name>{_NAME}))"
                      rf"[ \t]?,?[ \t]?\(?(?:{cue})\b", _I)
     for lang, cue in _AFTER.items()
 }

@@ -2,7 +2,8 @@
 
 Beside the note's date, a weekday tells the day it names ("started last Monday" in a note of
 Thursday 14 March is 11 March): a date element tied to the patient. Habits are not dates ("le
-lundi", "los lunes", "on Mondays", "every Friday") and are left alone. A weekday written beside
+lundi", "los lunes", "on Mondays", "every Friday") and are left alone; Spanish says one day in the
+singular ("el sábado", where French "le samedi" is a habit). A weekday written beside
 a day number is part of that date, which the date rules read.
 
 A weekday counts when a word of the languages' own usage pins it: before it ("last", "next",
@@ -87,8 +88,8 @@ class WeekdayRecognizer(RegexRecognizer):
             re.compile(rf"\b(?P<phi>{_ES}[ \t]+(?:pasado|pr[óo]ximo))\b", _I),
             re.compile(rf"\b(?:desde|hasta)[ \t]+el[ \t]+(?P<phi>{_ES}){_NO_DAY_AFTER}\b",
                        _I),
-            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})"
-                       r"(?=[ \t]+(?:por[ \t]+la|de[ \t]+madrugada|noche|pasado))", _I),
+            # "el sábado" names one day (a habit is plural: "los sábados"): "consumo el sabado"
+            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})\b{_NO_DAY_AFTER}", _I),
             _bracketed_after_date(rf"{_ES}|{_ES_ABBR}"),
         ),
     }

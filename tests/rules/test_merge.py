@@ -55,6 +55,14 @@ def test_conflicting_labels_follow_the_decision_table(rule_label: Label, model_l
     assert out.label == (rule_label if winner == "rules" else model_label)
 
 
+@pytest.mark.parametrize(("score", "winner"), [(0.14, Label.PERSON), (0.9, Label.HOSPITAL)])
+def test_a_person_read_from_a_cue_beats_another_kind_of_name_the_model_only_guessed(
+        score: float, winner: Label) -> None:
+    # 'Goes by "PJ"': the model's HOSPITAL at 0.14 is a guess; at 0.9 it is a reading
+    (out,) = merge([Span(9, 11, Label.PERSON, "rules.nickname")], [Span(9, 11, Label.HOSPITAL, "ner", score)])
+    assert out.label is winner
+
+
 def test_partial_overlap_won_by_the_rules_keeps_both_labels_and_every_character() -> None:
     out = merge([rule(5, 15, Label.DATE)], [model(0, 8, Label.PATIENT)])
     assert [(s.start, s.end, s.label) for s in out] == [(0, 5, Label.PATIENT), (5, 15, Label.DATE)]

@@ -21,6 +21,10 @@ def names(text: str, language: str = "en") -> list[str]:
     ('Pt: Caudill, Bobby Ray ("Bubba")   DOB 4/4/1954', "en", ["Bubba"]),
     ('"Encarni", como la llaman en el barrio, tiene', "es", ["Encarni"]),
     ("Mme Ekwalla, surnommée Lolo par ses proches", "fr", ["Lolo"]),
+    # French quotes hold their word between (non-breaking) blanks; "l'" before the verb
+    ("Préfère qu'on l'appelle « Fifi ».", "fr", ["Fifi"]),
+    ("Valoro a Cova (así prefiere que la llamen) en la consulta", "es", ["Cova"]),
+    ("Prefiere que le llamen Manolo.", "es", ["Manolo"]),
 ])  # fmt: skip
 def test_the_name_after_or_before_its_cue_is_a_person(text: str, language: str, expected: list[str]) -> None:
     assert names(text, language) == expected
@@ -32,6 +36,7 @@ def test_the_name_after_or_before_its_cue_is_a_person(text: str, language: str, 
     "called her GP this morning",  # a word of the note, not a name
     "goes by bus to dialysis",  # in lower case
     'EtOH ("2 beers") nightly',  # quotes in brackets that hold no name
+    "prefiere que la llamen por la tarde",  # no capitalised name after the cue
 ])  # fmt: skip
 def test_a_cue_without_a_name_finds_nothing(text: str) -> None:
     assert names(text) == []

@@ -48,6 +48,12 @@ def test_a_weekday_after_an_event_or_before_a_part_of_the_day_is_a_date(find: Fi
     assert {"Fri", "Mon", "Tue"} <= surfaces(find, booked, "en", Label.DATE)
 
 
+def test_a_spanish_weekday_in_the_singular_is_a_date_in_the_plural_a_habit(find: Find) -> None:
+    text = "Consumo de cocaína fumada el sabado con unos amigos. Revisión el lunes."
+    assert {"sabado", "lunes"} <= surfaces(find, text, "es", Label.DATE)
+    assert not surfaces(find, "Acude a diálisis los lunes, miércoles y viernes.", "es", Label.DATE)
+
+
 def test_a_clinics_weekly_day_or_a_saturation_after_a_check_is_no_date(find: Find) -> None:
     text = "Attends Mon clinic weekly. Recheck Sat 92% on RA."
     assert not surfaces(find, text, "en", Label.DATE)
