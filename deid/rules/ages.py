@@ -105,8 +105,11 @@ class AgeRecognizer(RegexRecognizer):
             re.compile(r"\b(?P<phi>\d{1,3}\s?(?:yo|y/o|y\.o\.))(?!\w)", _I),
             # aged 40, age: 40, age of 40 (possessive blanks: two runs side by side would split a
             # long run of spaces in every way, quadratic; tests/rules/test_linear_time.py)
-            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age)\s*+:?\s*+"
-                       rf"(?P<phi>\d{{1,3}}(?:\s+{_EN_UNIT})?)\b", _I),
+            # "Age at assessment: 3 years 2 months" (the age at an event of the record; the months
+            # are the age too)
+            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age|age\s+at\s+[a-z]{{3,12}})\s*+:?\s*+"
+                       rf"(?P<phi>\d{{1,3}}(?:\s+{_EN_UNIT}(?:,?[ \t]+(?:and[ \t]+)?\d{{1,2}}[ \t]+"
+                       rf"(?:months?|mos?|weeks?|wks?))?)?)\b", _I),
             # 40 years of age, 40 years old
             re.compile(rf"\b(?P<phi>{_N['en']}\s+{_EN_UNIT})(?=\s+(?:of\s+age|old)\b)", _I),
             # in his 70s, in her late 90s (the guideline's example; "sats in the 80s" is no age)

@@ -8,7 +8,8 @@ what follows its comma inside a bracket) is the relative's name, an age or a sta
 word there, not an eponymous disease ("mère (Alzheimer)") nor a state ("père (décédé)"), is a
 RELATIVE. A kinship word followed by a bare capitalised word is left to the other rules: family
 history lists write diseases so ("mère Alzheimer, père Parkinson"). English has the same forms in
-``deid.rules.us``.
+``deid.rules.us``. In every language, words in small letters between a kinship word and an age in
+brackets are the relative's name ("son will boudreaux (38)", "sa fille marie (45 ans)").
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from deid.labels import Label
 from deid.rules.names import TITLES_AND_PARTICLES, fold
 from deid.rules.registry import register
+from deid.rules.us import KINSHIP_EN
 from deid.spans import Span
 
 _KIN: dict[str, str] = {
@@ -45,6 +47,17 @@ _PATTERNS = {
     )
     for lang, kin in _KIN.items()
 }
+# A name in small letters between a kinship word and the relative's age in brackets: "son will
+# boudreaux (38)", "dtr rose guidry (41)", "sa fille marie (45 ans)", "su hija rosa (41 años)".
+# Notes typed in small letters list the family so; between a kinship word and an age only a name
+# stands (a capitalised one is the model's and the other rules' to read).
+_LOWER_WORD = r"[a-zß-ÿ][a-zß-ÿ'’\-]{1,20}"
+_AGE_IN_BRACKETS = r"\([ \t]?\d{1,3}(?:[ \t]?(?:y/?o|yrs?|y|ans?|a|años|a[ñn]os)\.?)?[ \t]?\)"
+_AGED = {
+    lang: re.compile(rf"(?<![\w\-])(?i:{kin})[ \t]+(?P<name>{_LOWER_WORD}(?:[ \t]{_LOWER_WORD})?)"
+                     rf"[ \t]{_AGE_IN_BRACKETS}")
+    for lang, kin in {**_KIN, "en": KINSHIP_EN}.items()
+}
 # What the bracket holds that is no name: a state, an eponymous disease.
 _NOT_NAMES = frozenset({
     "decede", "decedee", "fallecido", "fallecida", "vivant", "vivante", "vivo", "viva", "tutrice",
@@ -55,18 +68,28 @@ _NOT_NAMES = frozenset({
 })  # fmt: skip
 
 
+# Words that stand between a kinship word and an age without naming anyone ("son aged (38)",
+# "fille aînée (45 ans)", "hijo mayor (12 años)").
+_NOT_AGED_NAMES = frozenset({
+    "aged", "age", "now", "is", "was", "eldest", "oldest", "youngest", "younger", "older", "ainee", "aine",
+    "cadette", "cadet", "mayor", "menor", "de", "du", "la", "le", "el", "of", "and", "et", "y", "who", "qui",
+    "que", "alive", "deceased", "died", "vivant", "vivante", "vivo", "viva",
+})  # fmt: skip
+
+
 @register("kin_name", priority=64)
 class KinNameRecognizer:
     name = "kin_name"
 
     def find(self, text: str, language: str) -> list[Span]:
-        pattern = _PATTERNS.get(language)
-        if pattern is None:
-            return []
         spans = []
-        for m in pattern.finditer(text):
-            word = m.group("name").split()[0]
-            if fold(word) in _NOT_NAMES or fold(word) in TITLES_AND_PARTICLES:
+        for pattern in (_PATTERNS.get(language), _AGED.get(language)):
+            if pattern is None:
                 continue
-            spans.append(Span(m.start("name"), m.end("name"), Label.RELATIVE, f"rules.{self.name}"))
-        return spans
+            for m in pattern.finditer(text):
+                words = m.group("name").split()
+                if any(fold(w) in _NOT_NAMES or fold(w) in TITLES_AND_PARTICLES or fold(w) in _NOT_AGED_NAMES
+                       for w in words):
+                    continue
+                spans.append(Span(m.start("name"), m.end("name"), Label.RELATIVE, f"rules.{self.name}"))
+        return sorted(spans)

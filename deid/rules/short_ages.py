@@ -1,5 +1,5 @@
 """Ages written short or by their context: "88a", "72 a.", "58y", "4y 3m", "AGE: 91Y", "d. at
-71", "MI at 58", "sister (58)".
+71", "MI at 58", "sister (58)", "daughter (now 10)".
 
 The age rule (``deid.rules.ages``) reads ages with their unit word; notes also write them with a
 letter ("a" for años or ans, "y" and "m" for years and months) or with nothing, the context
@@ -64,6 +64,10 @@ class ShortAgeRecognizer(RegexRecognizer):
             re.compile(r"\b(?:d\.|died|passed\s+away|deceased|dx(?:'?d)?|diagnosed|MI|CVA|stroke|cancer|ca)"
                        rf"\s+at\s+(?:age\s+)?(?P<phi>\d{{1,3}}){_NOT_AFTER_NUMBER}\b", _I),
             re.compile(rf"\bAGE\s*:\s*(?P<phi>\d{{1,3}}[ \t]?[Yy]?){_NOT_AFTER_NUMBER}\b", _I),
+            # an age "now" in brackets after a person or a birth date: "daughter (now 10)",
+            # "boy Luca (DOB 17/08/2021, now 3)" (a score's "now 3/10" has its slash)
+            re.compile(r"\((?:[^()\n]{0,40}?,[ \t]*+)?now[ \t]+(?P<phi>\d{1,3})"
+                       r"(?:[ \t]?(?:yo|y/o|y|yrs?|years?))?(?=[ \t]*\))", _I),
             # an age with the sex letter, as headers and handoffs write it: "Olive  91F  rm 318",
             # "54 F  POD 1", "67 yoM", "Pre-op: 23M," (a temperature in Fahrenheit is left: see below)
             re.compile(r"(?<![\w.,/°+-])(?P<phi>\d{1,3}(?:[ \t]?(?:yo|y/o|y))?)[ \t]?(?P<sex>[MF])"

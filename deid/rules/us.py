@@ -338,6 +338,7 @@ _BOUNDED_ANYNAME = (
 _KIN = (r"dtr|daughter|son|wife|husband|mother|father|mom|dad|sister|brother|niece|nephew|granddaughter|"
         r"grandson|"
         r"partner|spouse|HCP|proxy|friend|neighbor|neighbour")  # fmt: skip
+KINSHIP_EN = _KIN  # the kinship words of English notes, for the other languages' kin rules
 # Kinship words that give a name in brackets ("mother (Keiko)", "Sister (Efua)", "Mum (Amparo)"):
 # what a bracket after a kinship word holds is a name, an age or a state, never a sentence.
 _KIN_BRACKET = (

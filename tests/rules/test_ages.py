@@ -33,6 +33,9 @@ A = Label.AGE
         ("A man aged 40.", "en", "40"),
         ("She is 40 years old.", "en", "40 years old"),
         ("Patient 67 yo, male.", "en", "67 yo"),
+        # the age at an event of the record, its months with it
+        ("Age at assessment: 3 years 2 months", "en", "3 years 2 months"),
+        ("Age: 3 years and 2 months", "en", "3 years and 2 months"),
     ],
 )
 def test_age_is_found(find: Find, text: str, lang: str, surface: str) -> None:
@@ -79,6 +82,25 @@ def test_an_age_with_the_sex_letter_is_an_age(text: str, surface: str) -> None:
     "T 101 F overnight", "Tmax 99.1F", "Size 14F catheter", "placed 16 F foley", "temp 100 F at 0400",
 ])
 def test_a_temperature_or_a_tube_gauge_with_an_f_is_no_age(text: str) -> None:
+    from deid.rules import build_recognizers
+
+    (short_age,) = build_recognizers(["short_age"])
+    assert short_age.find(text, "en") == []
+
+
+@pytest.mark.parametrize(("text", "surface"), [
+    ("She speaks to her daughter (now 10) in Hargeisa", "10"),
+    ("boy Luca (DOB 17/08/2021, now 3) 3.42kg", "3"),
+])
+def test_an_age_now_in_brackets_is_an_age(text: str, surface: str) -> None:
+    from deid.rules import build_recognizers
+
+    (short_age,) = build_recognizers(["short_age"])
+    assert [text[s.start:s.end] for s in short_age.find(text, "en")] == [surface]
+
+
+@pytest.mark.parametrize("text", ["pain (now 3/10)", "dose (now 10 mg)", "now 10 days post-op"])
+def test_a_score_or_a_dose_now_is_no_age(text: str) -> None:
     from deid.rules import build_recognizers
 
     (short_age,) = build_recognizers(["short_age"])

@@ -104,13 +104,14 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     "age": {
         "fr": ("1 ans ", "âgé de ", after("homme")),
         "es": ("edad: ", "a los ", after("mujer")),
-        "en": ("1-year-", after("aged"), after("age:")),
+        "en": ("1-year-", after("aged"), after("age:"), "age 1 years 1 ", "age at a ", after("age at a"),
+               after("aged 1 years")),
     },
     "short_age": {
         "*": ("sister (", after("sister"), after("1/1/2000")),
         "fr": (after("mort à"), after("1 a")),
         "es": ("1 a. ", after("1 a")),
-        "en": ("1y ", after("d. at"), after("AGE")),
+        "en": ("1y ", after("d. at"), after("AGE"), "(now 1", "(a, now 1 ", after("(now"), after("(a,")),
     },
     "sex": {
         "fr": ("sexe : ", after("homme")),
@@ -192,7 +193,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "es": ("alias Aa ", after("conocido como"), "Aa Aa "),
     },
     "kin_name": {"fr": ("fille (", "fille aînée ", "(fille, Aa ", after("fille"), after("fille (Aa")),
-                 "es": ("hija (", "hija, ", "(hija, Aa ", after("hija,"), after("hija (Aa"))},
+                 "es": ("hija (", "hija, ", "(hija, Aa ", after("hija,"), after("hija (Aa"), "hija a (1 "),
+                 "en": ("son a ", "son aa (1", "son a b (1) ", after("son a"), after("son aa", " ", "("))},
     "given_name": {"*": ("Élodie ", "Marie-", after("Élodie"))},
     "signature_initials": {
         "*": ("AB/cd ", "Ref ", "\nAB/cd", after("Ref"), after("typed by"), after("\nAB/cd"), "PA (AB) ",
