@@ -1033,3 +1033,17 @@ async def test_two_given_names_of_two_people_are_a_third_persons_name(seed: int)
     patient, doctor, third = a
     # "Luis Martín" runs no one's given names together: Martín stays a surname here
     assert third.split()[0] == doctor.split()[0] and third.split()[1] != patient.split()[0], a
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_header_with_the_surnames_first_keeps_one_identity_across_notes(seed: int) -> None:
+    notes = [
+        build(["Paciente: ", ("CARBALLEIRA OUTEIRO, Xosé Manuel", L.PATIENT), "   NHC 3358912"]),  # type: ignore[list-item]
+        build(["Paciente: ", ("CARBALLEIRA OUTEIRO XOSE MANUEL", L.PATIENT), "    NHC: 3358912"]),  # type: ignore[list-item]
+        build(["Informe de ", ("Xosé Manuel Carballeira Outeiro", L.PATIENT), ", de 71 años."]),  # type: ignore[list-item]
+    ]
+    [a], [b], [c] = await run(notes, "es", seed)
+    # one person, one name in every form: the header's surnames first, the letter's given names
+    surnames, givens = a.split(", ")
+    assert b == f"{surnames} {givens}".upper(), (a, b, c)
+    assert c == f"{givens} {surnames.title()}", (a, b, c)

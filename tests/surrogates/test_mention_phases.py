@@ -84,6 +84,13 @@ def test_an_english_possessive_is_no_part_of_the_surname() -> None:
         ("Mamie Blanca", "fr", [("given", "blanca")]),  # what the family calls her: her given name
         ("Mémé Blanche", "fr", [("given", "blanche")]),
         ("Papy Jo", "fr", [("given", "jo")]),
+        # a header's surnames first, in one case and no comma: the given names the lists know last
+        (
+            "CARBALLEIRA OUTEIRO XOSE MANUEL",
+            "es",
+            [("surname", "carballeira"), ("surname", "outeiro"), ("given", "xose"), ("given", "manuel")],
+        ),
+        ("DUPONT MARTIN JEAN", "fr", [("surname", "dupont"), ("given", "martin"), ("given", "jean")]),
     ],
 )
 def test_each_word_gets_the_role_its_writing_or_the_lists_say(
