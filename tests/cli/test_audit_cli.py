@@ -19,9 +19,9 @@ def test_gold_mentions_under_placeholder_leak_nothing_and_exit_0(
                  "--findings", str(findings), "--html", str(tmp_path / "a.html")])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "== placeholder: 0 leaked of 6073 PHI mentions" in out
+    assert "== placeholder: 0 leaked of 6569 PHI mentions" in out
     assert findings.read_text(encoding="utf-8") == ""
-    assert (tmp_path / "a.html").read_text(encoding="utf-8").count('<div class="note"') == 237
+    assert (tmp_path / "a.html").read_text(encoding="utf-8").count('<div class="note"') == 254
 
 
 def test_a_leak_is_reported_with_its_kind_and_exit_1(tmp_path: Path) -> None:
