@@ -346,9 +346,10 @@ def echo_names(spans: Iterable[Span], text: str, language: str) -> list[Span]:
         signer = (initials.get(w.upper()) or known.signing.get(w.upper())) if lower else known.signed.get(w)
         if label is None and signer is not None and (
                 (_signs_alone(text, m.start(), m.end()) and (w.upper() in initials or not lower))
-                or (lower and _signs_entry(text, m.start(), m.end(), known.owner_ends.get(w.upper(), ())))):
+                or (lower and _signs_entry(text, m.start(), m.end(), known.owner_ends.get(w.upper(), ())))
+                or (lower and _pair_alone(text, m.start(), m.end()))):
             # "D. Halvorsen RN", then "dh" alone; "N/Réf : VA/SL", then "frappé le 21/05 - SL";
-            # "Dana Holt, RN   dh   3/2/24 0745"
+            # "Dana Holt, RN   dh   3/2/24 0745"; "Travis Whitlock ... K. Barnes", then "tw/kb"
             added.append(Span(m.start(), end, signer, SOURCE, 1.0))
             continue
         if label is None and (owner := _POSSESSIVE.fullmatch(w)) is not None:
@@ -490,6 +491,22 @@ def _signs_entry(text: str, start: int, end: int, owner_ends: Sequence[int]) -> 
         return False
     i = bisect.bisect_right(owner_ends, start)  # the last name ending before them: on their line?
     return i > 0 and owner_ends[i - 1] >= line_start
+
+
+# A line that holds only an author's and a typist's initials in small letters, slash-joined
+# ("tw/kb", "jd/ml/ab"): each pair the initials of a name the note gives is that person.
+_PAIR_LINE = re.compile(r"[ \t]*+[^\W\d_]{2,4}+(?:/[^\W\d_]{2,4}+){1,2}+[ \t]*+(?:\n|$)")
+
+
+def _pair_alone(text: str, start: int, end: int) -> bool:
+    word = text[start:end]
+    if word in _SHORT_WORDS or word.upper() in _CLINICAL_ABBREVIATIONS:
+        return False  # "iv/po", "mg/dl": a route, a unit, whoever's initials they also are
+    line_start = text.rfind("\n", max(0, start - 20), start) + 1
+    if line_start == 0 and start > 20:
+        return False
+    line = _PAIR_LINE.match(text, line_start)
+    return line is not None and line.end() >= end
 
 
 _TYPIST_AFTER = re.compile(r"/[^\W\d_]{2,4}\b|[ \t]*/[ \t]*(?:Dr|Mr|Mrs|Ms|Miss|Prof)\b")

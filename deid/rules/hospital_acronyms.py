@@ -8,7 +8,7 @@ a property of how hospitals are named, not of one corpus:
   "HU"/"HCU"/"HGU"/"CHU" plus its name's ("HUVR", "CHUAC", "HGUGM"); a US medical center ends in
   "MC" ("BRMC", "FRPMC"), a British university hospital starts with "UH" ("UHNT", "UHCW");
 - **the sentence around it**: capitals after "transferred to/from", "admitted to", "seen at",
-  "transféré au", "adressé par le", "hospitalisé au", "trasladado al", "ingresado en el",
+  "ED at", "A&E at", "transféré au", "adressé par le", "hospitalisé au", "trasladado al", "ingresado en el",
   "derivado del", "procedente del".
 
 Clinical acronyms of the same shapes are excluded by name (``CLINICAL``: "CHOP", "HCTZ", "HCC",
@@ -36,7 +36,7 @@ _AFTER_VERB = {
           r"intervenid[oa]s?)[ \t]+(?:al|a[ \t]+el|en[ \t]+el|desde[ \t]+el|del|en)",
     "en": r"(?:(?:transferred|transfer|admitted|seen|discharged|referred|came|sent|presented|taken|followed)"
           r"[ \t]+(?:to|from|at|by)(?:[ \t]+the)?|admitted|d/c[ \t]+from|"
-          r"(?:bed|clinic|detox|rehab|admission|stay)[ \t]+at)",
+          r"(?:bed|clinic|detox|rehab|admission|stay|ED|A&E|ER|emergency[ \t]+department)[ \t]+at)",
 }
 _CONTEXT = {lang: re.compile(rf"\b{verb}[ \t]+(?P<name>[A-Z][A-Z&\-]{{1,6}}[A-Z])(?![\w-])", re.IGNORECASE)
             for lang, verb in _AFTER_VERB.items()}

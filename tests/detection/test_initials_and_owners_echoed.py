@@ -111,6 +111,8 @@ def test_a_practice_read_as_a_person_does_not_echo_its_kind_word() -> None:
     ("Helen Kerr (path)\nTime in formalin 10:52. (hk)\n", "Helen Kerr", ["hk"]),
     ("Jolene Vrba, RN\ninitials: jv   completed 02/16/2024 1552", "Jolene Vrba", ["jv"]),
     ("Cheryl A. Boatwright, RN, WCC   cab\nlate addendum 1420", "Cheryl A. Boatwright", ["cab"]),
+    # an author's and a typist's initials alone on their line, slash-joined in small letters
+    ("PCR completed by Travis Whitlock, NRP   01/14/2024 0412\ntw/kb", "Travis Whitlock", ["tw"]),
 ])
 def test_lower_case_initials_that_sign_an_entry_beside_its_date_are_the_signer(
         text: str, name: str, expected: list[str]) -> None:
@@ -127,6 +129,8 @@ def test_lower_case_initials_that_sign_an_entry_beside_its_date_are_the_signer(
     ("Ann Mills RN.\nWeigh daily (am)\n", "Ann Mills"),
     ("Olivia Nguyen RN\nDischarged home\non 3/2/24.\n", "Olivia Nguyen"),  # a wrapped line's first word
     ("Linda A. Dawson, RN\nCath: 80% LAD stenosis.", "Linda A. Dawson"),  # a middle initial: signing only
+    ("Michael Gray RN.\nGlucose 110 mg/dl\n", "Michael Gray"),  # a pair in running text: no block
+    ("Ian Vance RN.\niv/po\n", "Ian Vance"),  # a pair alone, but no name's initials
 ])
 def test_lower_case_initials_in_running_text_are_not_a_signature(text: str, name: str) -> None:
     assert echoed(text, name) == []

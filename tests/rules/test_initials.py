@@ -19,6 +19,7 @@ def found(text: str, lang: str = "fr") -> list[str]:
     ("JKL:mno", ["JKL", "mno"]),
     ("Transcribed by: dkw", ["dkw"]),
     ("Physio (JL) treated x2", ["JL"]),
+    ("Triage (KO) cat 4: inversion injury", ["KO"]),  # the triage nurse, as an ENP (WH) is one
     ("Nuit calme. IDE : CL. Matin : toilette. AS: JBR", ["CL", "JBR"]),
 ])
 def test_initials_where_secretarial_practice_puts_them(text: str, initials: list[str]) -> None:
@@ -31,6 +32,7 @@ def test_initials_where_secretarial_practice_puts_them(text: str, initials: list
     "glycémie 1,2 g/l, 5 mg/dl",
     "Sous TNT sl si douleur.",
     "IDE : passage à 14h",
+    "Triage (ESI) 3, triage (MTS) orange",  # a triage scale in brackets after the word
 ])
 def test_look_alikes_are_not_initials(text: str) -> None:
     assert found(text) == []

@@ -146,7 +146,7 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "fr": ("CHIC ", after("transféré au")),
         "es": ("HUVR ", after("trasladado al")),
         "en": ("BRMC ", after("transferred to the"), "AB no ", after("AB no"), "Ward a, ", after("Ward"),
-               "AB ED ", after("AB"), after("d/c from")),
+               "AB ED ", after("AB"), after("d/c from"), "ED at ", after("A&E at")),
     },
     "accession": {"*": ("S24-", "S24-1", "A1-", after("S24-"))},
     "serial_or_lot": {"*": ("SN ", "lot 1", "SN 1-", after("SN"), after("serial no."),

@@ -95,8 +95,8 @@ def test_the_first_day_of_a_range_is_a_date(find: Find) -> None:
 def test_a_hospital_is_named_by_its_initials_where_notes_use_one(find: Find) -> None:
     text = ("Devon OKAFOR-REID  41M   NBT no BS5562031\nWard Alaw, YG     15/03/18\n"
             "TGH ED - BEHAVIORAL HEALTH POD\n2nd visit since d/c from WGH\n"
-            "Fracture clinic at RLI next Wednesday")
-    assert {"NBT", "YG", "TGH", "WGH", "RLI"} <= surfaces(find, text, "en", Label.HOSPITAL)
+            "Fracture clinic at RLI next Wednesday\nIf bleeding not settling -> ED at RVI or 999")
+    assert {"NBT", "YG", "TGH", "WGH", "RLI", "RVI"} <= surfaces(find, text, "en", Label.HOSPITAL)
 
 
 def test_the_label_of_a_number_is_no_hospital(find: Find) -> None:
