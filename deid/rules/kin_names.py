@@ -37,7 +37,7 @@ _KIN: dict[str, str] = {
 # an adjective that may stand between the kinship word and its bracket ("fille aînée", "hija mayor")
 _ADJECTIVE = (
     r"a[îi]n[ée]e?|cadette?|benjamine?|unique|jumelle?|cadet|"
-    r"mayor|menor|peque[ñn][oa]|mediana?|[úu]nic[oa]"
+    r"mayor|menor|peque[ñn][oa]|median[oa]|[úu]nic[oa]|gemel[oa]"
 )
 _NAME = r"[A-ZÀ-Þ][a-zß-ÿ'’\-]{1,20}"
 _PATTERNS = {
@@ -68,10 +68,12 @@ _NOT_NAMES = frozenset({
 })  # fmt: skip
 
 
+_ADJECTIVE_WORD = re.compile(rf"(?i:{_ADJECTIVE})")
 # Words that stand between a kinship word and an age without naming anyone ("son aged (38)",
 # "fille aînée (45 ans)", "hijo mayor (12 años)").
 _NOT_AGED_NAMES = frozenset({
     "aged", "age", "now", "is", "was", "eldest", "oldest", "youngest", "younger", "older", "ainee", "aine",
+    "twin", "little", "baby", "only", "adopted", "step", "jumeau", "jumelle", "gemelo", "gemela",
     "cadette", "cadet", "mayor", "menor", "de", "du", "la", "le", "el", "of", "and", "et", "y", "who", "qui",
     "que", "alive", "deceased", "died", "vivant", "vivante", "vivo", "viva",
 })  # fmt: skip
@@ -89,7 +91,7 @@ class KinNameRecognizer:
             for m in pattern.finditer(text):
                 words = m.group("name").split()
                 if any(fold(w) in _NOT_NAMES or fold(w) in TITLES_AND_PARTICLES or fold(w) in _NOT_AGED_NAMES
-                       for w in words):
+                       or _ADJECTIVE_WORD.fullmatch(w) for w in words):
                     continue
                 spans.append(Span(m.start("name"), m.end("name"), Label.RELATIVE, f"rules.{self.name}"))
         return sorted(spans)

@@ -31,6 +31,7 @@ def test_a_name_beside_a_kinship_word_is_a_relative(text: str, language: str, ex
     ("mère (Alzheimer), père (décédé)", "fr"),  # a disease, a state
     ("son fils aîné (50 ans) est présent", "fr"),  # an adjective before the age
     ("hijo mayor (12 años)", "es"),
+    ("su hermano mediano (30 años), su hermano gemelo (30 años)", "es"),
     ("son aged (38) at bedside", "en"),
     ("Dtr Melanie (41) at bedside", "en"),  # capitalised: the other rules' and the model's
 ])  # fmt: skip

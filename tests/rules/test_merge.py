@@ -55,11 +55,15 @@ def test_conflicting_labels_follow_the_decision_table(rule_label: Label, model_l
     assert out.label == (rule_label if winner == "rules" else model_label)
 
 
-@pytest.mark.parametrize(("score", "winner"), [(0.14, Label.PERSON), (0.9, Label.HOSPITAL)])
+@pytest.mark.parametrize(("source", "score", "winner"), [
+    ("rules.nickname", 0.14, Label.PERSON),  # 'Goes by "PJ"': the model's HOSPITAL at 0.14 is a guess
+    ("rules.nickname", 0.9, Label.HOSPITAL),  # at 0.9 it is a reading
+    # a name table's person is no cue: "Complejo Hospitalario San Borja Arriarán" stays a hospital
+    ("rules.given_name", 0.14, Label.HOSPITAL),
+])  # fmt: skip
 def test_a_person_read_from_a_cue_beats_another_kind_of_name_the_model_only_guessed(
-        score: float, winner: Label) -> None:
-    # 'Goes by "PJ"': the model's HOSPITAL at 0.14 is a guess; at 0.9 it is a reading
-    (out,) = merge([Span(9, 11, Label.PERSON, "rules.nickname")], [Span(9, 11, Label.HOSPITAL, "ner", score)])
+        source: str, score: float, winner: Label) -> None:
+    (out,) = merge([Span(9, 11, Label.PERSON, source)], [Span(9, 11, Label.HOSPITAL, "ner", score)])
     assert out.label is winner
 
 
