@@ -132,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.extra_path:
         sys.path.append(str(args.extra_path))
+    import logging
+
+    logging.getLogger("onnxruntime.quantization").setLevel(logging.WARNING)  # a line per MatMul: noise
     from deid.ner import DEFAULT_MODEL_DIR
     from deid.ner.onnx_backend import ensure_onnx
 
