@@ -499,14 +499,23 @@ _PAIR_LINE = re.compile(r"[ \t]*+[^\W\d_]{2,4}+(?:/[^\W\d_]{2,4}+){1,2}+[ \t]*+(
 
 
 def _pair_alone(text: str, start: int, end: int) -> bool:
-    word = text[start:end]
-    if word in _SHORT_WORDS or word.upper() in _CLINICAL_ABBREVIATIONS:
-        return False  # "iv/po", "mg/dl": a route, a unit, whoever's initials they also are
     line_start = text.rfind("\n", max(0, start - 20), start) + 1
     if line_start == 0 and start > 20:
         return False
     line = _PAIR_LINE.match(text, line_start)
-    return line is not None and line.end() >= end
+    if line is None or line.end() < end:
+        return False
+    # "iv/po", "wt/ht", "dc/home", "rt/lt": routes, measures and shorthand, whoever's initials one
+    # of them also is; every part of the pair must read as initials
+    return not any(part in _SHORT_WORDS or part in _PAIR_SHORTHAND or part.upper() in _CLINICAL_ABBREVIATIONS
+                   for part in line.group().strip().split("/"))
+
+
+# Shorthand written in slash pairs alone on a line that no initials list holds
+_PAIR_SHORTHAND = frozenset({
+    "wt", "ht", "dc", "rtc", "rt", "lt", "fu", "prn", "ue", "le", "bl", "pt", "ox", "ao", "home", "neg",
+    "pos", "yes", "nil", "sob", "nv", "cp", "bs", "gi", "gu", "ms", "hx", "tx", "dx", "rx", "sx",
+})  # fmt: skip
 
 
 _TYPIST_AFTER = re.compile(r"/[^\W\d_]{2,4}\b|[ \t]*/[ \t]*(?:Dr|Mr|Mrs|Ms|Miss|Prof)\b")

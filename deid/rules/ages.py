@@ -26,6 +26,9 @@ _ES_UNIT = r"(?:años|año|meses|mes|semanas|días|dias)(?![\w])"
 _ES_AGE = rf"{_N['es']}\s*{_ES_UNIT}(?:\s+y\s+{_N['es']}\s*(?:meses|mes|días|dias))?(?:\s+y\s+medio)?"
 _ES_YEARS = rf"{_N['es']}\s*(?:años|año)(?![\w])(?:\s+y\s+{_N['es']}\s*(?:meses|mes))?(?:\s+y\s+medio)?"
 _EN_UNIT = r"(?:years?|months?|weeks?|days?)"
+# The event of a record an age is given at: "Age at assessment: 3 years 2 months", "age at dx: 45"
+_EN_EVENT = (r"(?:the\s+|time\s+of\s+)?(?:assessment|diagnosis|dx|onset|death|admission|referral|"
+             r"presentation|review|visit|interview|injury|surgery|transplant|exam|examination)")
 
 # Words after which "N ans" is a duration or a point in time, not an age.
 _FR_NOT_AGE = (r"à|depuis|il\s+y\s+a|pendant|durant|dans|après|avant|pour|sur|en|ces|les|des|tous\s+les|"
@@ -107,7 +110,7 @@ class AgeRecognizer(RegexRecognizer):
             # long run of spaces in every way, quadratic; tests/rules/test_linear_time.py)
             # "Age at assessment: 3 years 2 months" (the age at an event of the record; the months
             # are the age too)
-            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age|age\s+at\s+[a-z]{{3,12}})\s*+:?\s*+"
+            re.compile(rf"\b(?:aged|age|age\s+of|at\s+age|age\s+at\s+{_EN_EVENT})\s*+:?\s*+"
                        rf"(?P<phi>\d{{1,3}}(?:\s+{_EN_UNIT}(?:,?[ \t]+(?:and[ \t]+)?\d{{1,2}}[ \t]+"
                        rf"(?:months?|mos?|weeks?|wks?))?)?)\b", _I),
             # 40 years of age, 40 years old

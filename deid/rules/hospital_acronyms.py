@@ -36,7 +36,7 @@ _AFTER_VERB = {
           r"intervenid[oa]s?)[ \t]+(?:al|a[ \t]+el|en[ \t]+el|desde[ \t]+el|del|en)",
     "en": r"(?:(?:transferred|transfer|admitted|seen|discharged|referred|came|sent|presented|taken|followed)"
           r"[ \t]+(?:to|from|at|by)(?:[ \t]+the)?|admitted|d/c[ \t]+from|"
-          r"(?:bed|clinic|detox|rehab|admission|stay|ED|A&E|ER|emergency[ \t]+department)[ \t]+at)",
+          r"(?:bed|clinic|detox|rehab|admission|stay|(?-i:ED|A&E|ER)|emergency[ \t]+department)[ \t]+at)",
 }
 _CONTEXT = {lang: re.compile(rf"\b{verb}[ \t]+(?P<name>[A-Z][A-Z&\-]{{1,6}}[A-Z])(?![\w-])", re.IGNORECASE)
             for lang, verb in _AFTER_VERB.items()}
@@ -61,6 +61,8 @@ CLINICAL = frozenset({
     "EHPAD", "HDJ", "HAD", "PCU", "EMS", "EMT", "ACS", "STEMI", "NSTEMI", "CABG", "PCI", "MC", "DMC",
     "HMC", "CMC", "RMC", "NMC", "MMC", "AMC", "BMC", "PMC", "LMC", "SMC", "CPMC", "UHC", "UH",
     "GMC", "HCPC", "GPHC", "NHS",  # British regulators and the service itself: no one hospital
+    # an emergency department's areas, levels and readings ("kept in ED at CDU", "ED at GCS 15")
+    "RAT", "CDU", "UTC", "MIU", "SDEC", "AAU", "GCS", "ETOH", "ALS", "BLS", "AVPU", "NEWS", "ESI",
 })  # fmt: skip
 
 

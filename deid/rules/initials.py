@@ -42,8 +42,8 @@ _AUTHOR_TYPIST_AT_END = re.compile(r"(?<![\w/])(?P<a>[A-Z]{2,4})/(?P<b>[a-z]{2,4
 _ROLE_PAREN = re.compile(
     r"\b(?:PA|NP|RN|MD|DO|physio|PT|OT|SLT|SW|IDE|AS|ASH|nurse|CNA|HCA|FY1|FY2|SHO|SpR|reg|registrar|RT|"
     r"RRT|pharm(?:acist)?|kin[ée]|interne|externe|enfermer[oa]|auxiliar|TCAE|fisio|sage-femme|midwife|"
-    r"SN|NA|tech|MA|CRNA|anesth\w*|surgeon|scrub|porter|triage|ENP|ANP|ACP|ECP|paramedic)\b[ \t]*"
-    r"\((?P<a>[A-Z]{2,3})\)", re.IGNORECASE)
+    r"SN|NA|tech|MA|CRNA|anesth\w*|surgeon|scrub|porter|(?P<urgent>triage|ENP|ANP|ACP|ECP|paramedic))\b"
+    r"[ \t]*\((?P<a>[A-Z]{2,3})\)", re.IGNORECASE)
 # a French nurse's or aide's initials after the role and a colon: "IDE : CL", "AS: JBR" (a
 # signature of the transmissions; the role is in capitals, the initials two or three capitals)
 _ROLE_COLON = re.compile(r"\b(?:IDE|AS|ASH|IBODE|IADE|ASD|AMP)[ \t]?:[ \t]?(?P<a>[A-Z]{2,3})(?!\w)")
@@ -93,7 +93,10 @@ _CLINICAL = frozenset({"GA", "LA", "IV", "IM", "PO", "SC", "BP", "HR", "ED", "ER
                        # a check's answer ("Pharm check: NO")
                        "YES", "NO", "NIL", "NAD"})
 # Triage scales and categories, in brackets after "triage" ("Triage (ESI) 3", "triage (MTS) orange")
-_TRIAGE_SCALES = frozenset({"ESI", "MTS", "CTAS", "ATS", "SATS", "CAT"})
+_TRIAGE_SCALES = frozenset({"ESI", "MTS", "CTAS", "ATS", "SATS", "CAT", "NTS", "SAT", "ETS"})
+# ... and the services, levels and areas of urgent care ("paramedic (ALS)", "ENP (MIU)", "Triage (UTC)")
+_URGENT_CARE = frozenset({"ALS", "BLS", "EMT", "CCP", "MIU", "UTC", "OOH", "DNR", "HCP", "PAT", "RAT", "CDU",
+                          "SDEC", "AAU", "ICU", "ED", "GP", "RN", "AMU", "MAU"})
 _TYPED_BY = re.compile(
     r"\b(?:transcribed|typed|dictated|tap[ée]e?|dactylographi[ée]e?|transcrit[oae]?|mecanografiad[oa])"
     r"[ \t]+(?:by|par|por)[ \t]*+:?[ \t]*+(?P<a>[A-Za-z]{2,4})\b(?![ \t]+[a-z])", re.IGNORECASE)
@@ -117,7 +120,8 @@ class SignatureInitialsRecognizer:
                         if (pattern in (_ROLE_FIELD, _AFTER_ROLE, _BEFORE_ROLE, _BEFORE_GRADE, _LAST_LINE)
                                 and word in _CLINICAL):
                             continue
-                        if pattern is _ROLE_PAREN and word in _TRIAGE_SCALES:
+                        if pattern is _ROLE_PAREN and m.group("urgent") and word in (
+                                _TRIAGE_SCALES | _URGENT_CARE | _CLINICAL):
                             continue
                         if pattern is _AUTHOR_TYPIST_AT_END and not (
                                 _initials(m.group("b"), False) or _typist_alone(m, "b", text)):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from deid.labels import Label
-from deid.rules.names import TITLES_AND_PARTICLES, fold
+from deid.rules.names import TITLES_AND_PARTICLES, fold, is_given_name
 from deid.rules.registry import register
 from deid.rules.us import KINSHIP_EN
 from deid.spans import Span
@@ -49,10 +49,12 @@ _PATTERNS = {
 }
 # A name in small letters between a kinship word and the relative's age in brackets: "son will
 # boudreaux (38)", "dtr rose guidry (41)", "sa fille marie (45 ans)", "su hija rosa (41 años)".
-# Notes typed in small letters list the family so; between a kinship word and an age only a name
-# stands (a capitalised one is the model's and the other rules' to read).
+# Notes typed in small letters list the family so; the first word must be a given name (or an
+# English nickname) the tables know: a family history writes a disease there ("mother breast ca
+# (45)", "mère cancer (60 ans)", "padre iam (60 años)"). A capitalised name is the model's and the
+# other rules' to read.
 _LOWER_WORD = r"[a-zß-ÿ][a-zß-ÿ'’\-]{1,20}"
-_AGE_IN_BRACKETS = r"\([ \t]?\d{1,3}(?:[ \t]?(?:y/?o|yrs?|y|ans?|a|años|a[ñn]os)\.?)?[ \t]?\)"
+_AGE_IN_BRACKETS = r"\([ \t]?\d{1,3}(?:[ \t]?(?:y/?o|years?|yrs?|y|ans?|a|años|a[ñn]os)\.?)?[ \t]?\)"
 _AGED = {
     lang: re.compile(rf"(?<![\w\-])(?i:{kin})[ \t]+(?P<name>{_LOWER_WORD}(?:[ \t]{_LOWER_WORD})?)"
                      rf"[ \t]{_AGE_IN_BRACKETS}")
@@ -93,5 +95,7 @@ class KinNameRecognizer:
                 if any(fold(w) in _NOT_NAMES or fold(w) in TITLES_AND_PARTICLES or fold(w) in _NOT_AGED_NAMES
                        or _ADJECTIVE_WORD.fullmatch(w) for w in words):
                     continue
+                if pattern is _AGED.get(language) and not is_given_name(words[0]):
+                    continue  # "mother breast ca (45)", "mère cancer (60 ans)": a family history
                 spans.append(Span(m.start("name"), m.end("name"), Label.RELATIVE, f"rules.{self.name}"))
         return sorted(spans)

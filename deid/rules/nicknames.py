@@ -33,7 +33,7 @@ _BEFORE: dict[str, str] = {
     "en": (r"goes[ \t]by|going[ \t]by|went[ \t]by|known[ \t]as|a\.?k\.?a\.?|nicknamed|nickname|"
            r"prefers[ \t](?:to[ \t]be[ \t])?called|likes[ \t]to[ \t]be[ \t]called|"
            r"calls[ \t](?:him|her|them)sel(?:f|ves)|(?:calls?|called)[ \t](?:him|her|them)"),
-    "fr": (r"dit|surnomm[ée]e?|se[ \t]fait[ \t]appeler|qu['’]on[ \t](?:l['’])?appelle|"
+    "fr": (r"dite?|surnomm[ée]e?|se[ \t]fait[ \t]appeler|qu['’]on[ \t](?:l['’])?appelle|"
            r"appel[ée]e?[ \t]par[ \t](?:tous|sa[ \t]famille|ses[ \t]proches)"),
     "es": (r"conocid[oa][ \t]como|apodad[oa]|alias|le[ \t]dicen|la[ \t]llaman|le[ \t]llaman|"
            r"prefiere[ \t]que[ \t](?:la|le|lo)[ \t]llamen"),
@@ -68,6 +68,13 @@ _NOT_NAMES = frozenset({
 })  # fmt: skip
 
 
+# Words a note quotes someone saying, in quotes after "dit" (French "says") or a cue.
+_SPEECH = frozenset({
+    "oui", "non", "si", "no", "yes", "ok", "okay", "bonjour", "bonsoir", "merci", "hola", "gracias",
+    "adieu", "help", "maman", "papa", "mama", "mum", "mom",
+})  # fmt: skip
+
+
 @register("nickname", priority=62)
 class NicknameRecognizer:
     name = "nickname"
@@ -84,6 +91,9 @@ class NicknameRecognizer:
                     continue  # the cue is case-blind, the name is not
                 if fold(word) in _NOT_NAMES or fold(word) in TITLES_AND_PARTICLES:
                     continue
+                if group == "quoted" and (fold(word) in _SPEECH or (
+                        fold(m.group()[:3]) == "dit" and not _capitalised(word))):
+                    continue  # 'la patiente dit « non »', 'Il dit « Bonjour »': words said
                 spans[(start, end)] = Span(start, end, Label.PERSON, f"rules.{self.name}")
         return sorted(spans.values())
 

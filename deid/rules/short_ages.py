@@ -64,9 +64,11 @@ class ShortAgeRecognizer(RegexRecognizer):
             re.compile(r"\b(?:d\.|died|passed\s+away|deceased|dx(?:'?d)?|diagnosed|MI|CVA|stroke|cancer|ca)"
                        rf"\s+at\s+(?:age\s+)?(?P<phi>\d{{1,3}}){_NOT_AFTER_NUMBER}\b", _I),
             re.compile(rf"\bAGE\s*:\s*(?P<phi>\d{{1,3}}[ \t]?[Yy]?){_NOT_AFTER_NUMBER}\b", _I),
-            # an age "now" in brackets after a person or a birth date: "daughter (now 10)",
-            # "boy Luca (DOB 17/08/2021, now 3)" (a score's "now 3/10" has its slash)
-            re.compile(r"\((?:[^()\n]{0,40}?,[ \t]*+)?now[ \t]+(?P<phi>\d{1,3})"
+            # an age "now" in brackets after a kinship word or a birth date: "daughter (now 10)",
+            # "boy Luca (DOB 17/08/2021, now 3)"; a value that changed is no age ("pain (was 8,
+            # now 3)", "Hb (7.2 yesterday, now 9)", "NEWS (now 5)")
+            re.compile(rf"(?:\b(?:{_KIN})[ \t]*+\(|\((?i:DOB|D\.O\.B\.|born|b\.)[ :]"
+                       r"[^()\n]{0,30}?,[ \t]*+)now[ \t]+(?P<phi>\d{1,3})"
                        r"(?:[ \t]?(?:yo|y/o|y|yrs?|years?))?(?=[ \t]*\))", _I),
             # an age with the sex letter, as headers and handoffs write it: "Olive  91F  rm 318",
             # "54 F  POD 1", "67 yoM", "Pre-op: 23M," (a temperature in Fahrenheit is left: see below)

@@ -89,7 +89,8 @@ class WeekdayRecognizer(RegexRecognizer):
             re.compile(rf"\b(?:desde|hasta)[ \t]+el[ \t]+(?P<phi>{_ES}){_NO_DAY_AFTER}\b",
                        _I),
             # "el sábado" names one day (a habit is plural: "los sábados"): "consumo el sabado"
-            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})\b{_NO_DAY_AFTER}", _I),
+            re.compile(rf"\bel[ \t]+(?P<phi>{_ES})\b{_NO_DAY_AFTER}"
+                       r"(?![^.;\n]{0,40}?\bcada\b)", _I),  # "el lunes y el jueves de cada semana"
             _bracketed_after_date(rf"{_ES}|{_ES_ABBR}"),
         ),
     }

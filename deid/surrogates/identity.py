@@ -810,12 +810,12 @@ def _given_groups(groups: list[tuple[int, str]], lang: str) -> tuple[bool, int]:
         and (is_surname(groups[0][1]) or not is_surname(groups[1][1]))
     ):
         return True, 1  # "Dupont Jean"
-    if (ng >= 3 and all(h[:1].isupper() for _, h in groups) and is_given(groups[-1][1])
-            and not any(is_given(h) for _, h in groups[:-2])):
+    if (ng >= 3 and all(h.isupper() for _, h in groups) and is_given(groups[-1][1])
+            and not any(_given_word(h) for _, h in groups[:-2])):
         # a header's surnames first, in one case and no comma: "CARBALLEIRA OUTEIRO XOSE MANUEL",
         # "DUPONT MARTIN JEAN" (no given name the lists know before the last two units, and the
-        # last one is one; every word capitalised: "Olive and Sue" is two people read as one);
-        # a Spanish name has two surnames, others one
+        # last one is one; every word in capitals, as headers write them: in running text
+        # "Siobhan Kelly Thomas" is given names first); a Spanish name has two surnames, others one
         surnames = 2 if lang == "es" else 1
         return True, ng - surnames
     if lang != "es":

@@ -129,7 +129,8 @@ def test_lower_case_initials_that_sign_an_entry_beside_its_date_are_the_signer(
     ("Ann Mills RN.\nWeigh daily (am)\n", "Ann Mills"),
     ("Olivia Nguyen RN\nDischarged home\non 3/2/24.\n", "Olivia Nguyen"),  # a wrapped line's first word
     ("Linda A. Dawson, RN\nCath: 80% LAD stenosis.", "Linda A. Dawson"),  # a middle initial: signing only
-    ("Michael Gray RN.\nGlucose 110 mg/dl\n", "Michael Gray"),  # a pair in running text: no block
+    ("Travis Whitlock RN.\nSee tw/kb notes\n", "Travis Whitlock"),  # a pair in running text: no block
+    ("Wendy Taylor RN\nwt/ht\n", "Wendy Taylor"),  # shorthand alone on its line: weight and height
     ("Ian Vance RN.\niv/po\n", "Ian Vance"),  # a pair alone, but no name's initials
 ])
 def test_lower_case_initials_in_running_text_are_not_a_signature(text: str, name: str) -> None:

@@ -99,7 +99,11 @@ def test_an_age_now_in_brackets_is_an_age(text: str, surface: str) -> None:
     assert [text[s.start:s.end] for s in short_age.find(text, "en")] == [surface]
 
 
-@pytest.mark.parametrize("text", ["pain (now 3/10)", "dose (now 10 mg)", "now 10 days post-op"])
+@pytest.mark.parametrize("text", [
+    "pain (now 3/10)", "dose (now 10 mg)", "now 10 days post-op",
+    "pain (was 8, now 3), Hb (7.2 yesterday, now 9), NEWS (now 5)",  # values that changed
+    "age at which 3 doses are given",  # no event of the record after "age at"
+])
 def test_a_score_or_a_dose_now_is_no_age(text: str) -> None:
     from deid.rules import build_recognizers
 

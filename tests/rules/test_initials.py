@@ -33,6 +33,7 @@ def test_initials_where_secretarial_practice_puts_them(text: str, initials: list
     "Sous TNT sl si douleur.",
     "IDE : passage à 14h",
     "Triage (ESI) 3, triage (MTS) orange",  # a triage scale in brackets after the word
+    "paramedic (ALS) crew, ENP (MIU) review, Triage (UTC), ACP (DNR) discussed",  # services, levels
 ])
 def test_look_alikes_are_not_initials(text: str) -> None:
     assert found(text) == []

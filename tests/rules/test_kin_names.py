@@ -34,6 +34,10 @@ def test_a_name_beside_a_kinship_word_is_a_relative(text: str, language: str, ex
     ("su hermano mediano (30 años), su hermano gemelo (30 años)", "es"),
     ("son aged (38) at bedside", "en"),
     ("Dtr Melanie (41) at bedside", "en"),  # capitalised: the other rules' and the model's
+    # a family history writes a disease or a state there, not a name
+    ("FH: mother breast ca (45), father mi (55), brother dm (40), son in law (45)", "en"),
+    ("ATCD : mère cancer (60 ans), père infarctus (55 ans). Femme enceinte (32 ans)", "fr"),
+    ("AF: padre iam (60 años), madre ictus (70 a). Mujer fumadora (45 años)", "es"),
 ])  # fmt: skip
 def test_a_state_a_disease_or_an_adjective_beside_a_kinship_word_is_no_name(text: str, language: str) -> None:
     assert names(text, language) == []

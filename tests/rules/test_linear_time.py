@@ -111,7 +111,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
         "*": ("sister (", after("sister"), after("1/1/2000")),
         "fr": (after("mort à"), after("1 a")),
         "es": ("1 a. ", after("1 a")),
-        "en": ("1y ", after("d. at"), after("AGE"), "(now 1", "(a, now 1 ", after("(now"), after("(a,")),
+        "en": ("1y ", after("d. at"), after("AGE"), "(now 1", "(a, now 1 ", after("(now"), after("(a,"),
+               "son (now 1 ", "(DOB a, now 1 ", after("(DOB"), after("(DOB a,")),
     },
     "sex": {
         "fr": ("sexe : ", after("homme")),
@@ -120,7 +121,8 @@ RECOGNIZER_SHAPES: dict[str, dict[str, tuple[Shape, ...]]] = {
     },
     "weekday": {
         "fr": ("depuis lundi ", after("depuis lundi"), after("lundi"), "visite lundi ", after("visite")),
-        "es": ("desde el lunes ", after("desde el lunes"), after("el pasado")),
+        "es": ("desde el lunes ", after("desde el lunes"), after("el pasado"), "el lunes a ",
+               after("el lunes", " a")),
         "en": ("last Monday ", after("last Monday"), after("since Mon"), after("Monday"), "consult Mon ",
                after("consult"), "Sat ", after("Sat"), "GP Mon ", "f/u Mon ", after("f/u"), "Fri run ",
                after("Fri"), "Fri  ", "1/1 (Sun) ", "1/1 (", "1.1.1 ("),

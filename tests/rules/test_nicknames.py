@@ -25,6 +25,7 @@ def names(text: str, language: str = "en") -> list[str]:
     ("Préfère qu'on l'appelle « Fifi ».", "fr", ["Fifi"]),
     ("Valoro a Cova (así prefiere que la llamen) en la consulta", "es", ["Cova"]),
     ("Prefiere que le llamen Manolo.", "es", ["Manolo"]),
+    ("Mme Ekwalla, dite « Lolo » par ses voisins", "fr", ["Lolo"]),
 ])  # fmt: skip
 def test_the_name_after_or_before_its_cue_is_a_person(text: str, language: str, expected: list[str]) -> None:
     assert names(text, language) == expected
@@ -40,3 +41,12 @@ def test_the_name_after_or_before_its_cue_is_a_person(text: str, language: str, 
 ])  # fmt: skip
 def test_a_cue_without_a_name_finds_nothing(text: str) -> None:
     assert names(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "la patiente dit « non », puis « Oui ».",  # words said, in French quotes after "dit"
+    "Il dit « Bonjour » à l'équipe.",
+    "Dit « le patron » de son père.",
+])  # fmt: skip
+def test_words_said_in_quotes_are_no_nickname(text: str) -> None:
+    assert names(text, "fr") == []

@@ -52,6 +52,7 @@ def test_a_spanish_weekday_in_the_singular_is_a_date_in_the_plural_a_habit(find:
     text = "Consumo de cocaína fumada el sabado con unos amigos. Revisión el lunes."
     assert {"sabado", "lunes"} <= surfaces(find, text, "es", Label.DATE)
     assert not surfaces(find, "Acude a diálisis los lunes, miércoles y viernes.", "es", Label.DATE)
+    assert not surfaces(find, "Diálisis el lunes y el jueves de cada semana.", "es", Label.DATE)
 
 
 def test_a_clinics_weekly_day_or_a_saturation_after_a_check_is_no_date(find: Find) -> None:
@@ -97,6 +98,11 @@ def test_a_hospital_is_named_by_its_initials_where_notes_use_one(find: Find) -> 
             "TGH ED - BEHAVIORAL HEALTH POD\n2nd visit since d/c from WGH\n"
             "Fracture clinic at RLI next Wednesday\nIf bleeding not settling -> ED at RVI or 999")
     assert {"NBT", "YG", "TGH", "WGH", "RLI", "RVI"} <= surfaces(find, text, "en", Label.HOSPITAL)
+
+
+def test_an_emergency_departments_area_or_reading_or_a_man_called_ed_is_no_hospital(find: Find) -> None:
+    text = "kept in ED at CDU overnight; arrived ED at GCS 15. Spoke to Ed at CVS pharmacy."
+    assert not surfaces(find, text, "en", Label.HOSPITAL)
 
 
 def test_the_label_of_a_number_is_no_hospital(find: Find) -> None:

@@ -91,6 +91,8 @@ def test_an_english_possessive_is_no_part_of_the_surname() -> None:
             [("surname", "carballeira"), ("surname", "outeiro"), ("given", "xose"), ("given", "manuel")],
         ),
         ("DUPONT MARTIN JEAN", "fr", [("surname", "dupont"), ("given", "martin"), ("given", "jean")]),
+        # in running text, capitalised words keep the given names first, whatever the lists know
+        ("Siobhan Kelly Thomas", "en", [("given", "siobhan"), ("given", "kelly"), ("surname", "thomas")]),
     ],
 )
 def test_each_word_gets_the_role_its_writing_or_the_lists_say(
